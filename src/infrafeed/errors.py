@@ -1,0 +1,52 @@
+"""The exceptions infrafeed raises, one root and one subclass per concern.
+
+The CLI maps each family to a message and an exit code (see ``cli.py``);
+library callers catch :class:`InfraFeedError` to handle them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One thing wrong with one input file, reported as ``path: field: message``."""
+
+    path: str
+    field: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        return f"{where}: {self.field}: {self.message}"
+
+
+class InfraFeedError(Exception):
+    """Root of every error infrafeed raises on purpose."""
+
+
+class DataError(InfraFeedError):
+    """The entries or the site settings are invalid; carries every problem found."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = sorted(problems)
+        count = len(self.problems)
+        super().__init__(f"{count} problem{'s' if count != 1 else ''} in the entries")
+
+
+class GuardError(InfraFeedError):
+    """A build would drop or re-date items that subscribers already have."""
+
+    def __init__(self, violations: list[str]) -> None:
+        self.violations = violations
+        super().__init__("the build would change items already published")
+
+
+class LockBusy(InfraFeedError):
+    """Another build holds the output folder's lock."""
+
+
+class PublishError(InfraFeedError):
+    """Writing the output failed; the previous output is intact."""

@@ -1,0 +1,305 @@
+"""The entry schema: site settings and release files, as frozen pydantic models.
+
+Every text passes through one of the ``Annotated`` types below, which
+normalise it to NFC and refuse what no feed can carry (characters XML 1.0
+forbids, empty strings, overlong values, unsafe links). Messages are written
+for the maintainer who will read them next to a file name and field path.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, StrictBool, model_validator
+from pydantic_core import PydanticCustomError
+
+from . import inline
+from .urls import check_reference
+
+Kind = Literal["new", "revised", "restructured", "major", "improved", "launch", "init"]
+KINDS: tuple[Kind, ...] = ("new", "revised", "restructured", "major", "improved", "launch", "init")
+
+MAX_LINE = 500  # titles, labels, ids: one line each
+MAX_TEXT = 5_000  # summaries, context lines, notes
+MAX_ITEMS_PER_RELEASE = 3_600  # items of a release are one second apart (see items.py)
+
+# XML 1.0 (section 2.2) allows TAB, LF, CR and these ranges; C1 controls and
+# noncharacters are allowed but discouraged, and feed validators warn on them.
+_XML_FORBIDDEN = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]"
+)
+_LINE_BREAK = re.compile("[\r\n\t\u2028\u2029]")
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_NUMBER = re.compile(r"^[0-9]+(?:\.[0-9]+)*$")
+
+
+def _text(value: str, *, max_len: int, one_line: bool) -> str:
+    value = unicodedata.normalize("NFC", value)
+    bad = _XML_FORBIDDEN.search(value)
+    if bad:
+        raise PydanticCustomError(
+            "xml_char",
+            "contains the character U+{code}, which XML 1.0 forbids in a feed; remove it",
+            {"code": f"{ord(bad.group()):04X}"},
+        )
+    if not value.strip():
+        raise PydanticCustomError("empty_text", "must not be empty")
+    if value != value.strip():
+        raise PydanticCustomError("padded_text", "must not start or end with white space")
+    if one_line and _LINE_BREAK.search(value):
+        raise PydanticCustomError("multi_line", "must be a single line (no line breaks or tabs)")
+    if len(value) > max_len:
+        raise PydanticCustomError(
+            "too_long",
+            "is {length} characters long; the limit is {limit}",
+            {"length": len(value), "limit": max_len},
+        )
+    return value
+
+
+def _line(value: str) -> str:
+    return _text(value, max_len=MAX_LINE, one_line=True)
+
+
+def _markdown(value: str, *, max_len: int, one_line: bool) -> str:
+    value = _text(value, max_len=max_len, one_line=one_line)
+    try:
+        inline.parse(value)
+    except inline.MarkupError as exc:
+        raise PydanticCustomError("bad_link", str(exc)) from None
+    return value
+
+
+def _markdown_line(value: str) -> str:
+    return _markdown(value, max_len=MAX_LINE, one_line=True)
+
+
+def _markdown_text(value: str) -> str:
+    return _markdown(value, max_len=MAX_TEXT, one_line=False)
+
+
+def _slug(value: str) -> str:
+    if not _SLUG.match(value) or len(value) > 80:
+        raise PydanticCustomError(
+            "slug",
+            "'{value}' is not a slug: use 1-80 lowercase ASCII letters, digits and single "
+            "hyphens, e.g. 'cuda-reduce-optimization'",
+            {"value": value[:100]},
+        )
+    return value
+
+
+def _number(value: str) -> str:
+    if not _NUMBER.match(value) or len(value) > 20:
+        raise PydanticCustomError(
+            "article_number",
+            "'{value}' is not an article number: write it as printed, e.g. \"6.1\" or \"12\"",
+            {"value": value[:100]},
+        )
+    return value
+
+
+def _reference(value: str) -> str:
+    value = unicodedata.normalize("NFC", value)
+    problem = check_reference(value)
+    if problem is not None:
+        raise PydanticCustomError("bad_url", "{problem}", {"problem": problem})
+    if len(value) > 2_000:
+        raise PydanticCustomError("too_long", "is longer than 2000 characters")
+    return value
+
+
+def _absolute_url(value: str) -> str:
+    value = _reference(value)
+    if not value.startswith(("http://", "https://")):
+        raise PydanticCustomError(
+            "absolute_url", "must be an absolute http(s) URL, e.g. https://example.org/"
+        )
+    return value
+
+
+def _timezone(value: str) -> str:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise PydanticCustomError(
+            "timezone",
+            "'{value}' is not an IANA time zone; use a name such as 'Asia/Shanghai'",
+            {"value": value[:100]},
+        ) from None
+    return value
+
+
+Line = Annotated[str, Strict(), AfterValidator(_line)]
+MarkdownLine = Annotated[str, Strict(), AfterValidator(_markdown_line)]
+MarkdownText = Annotated[str, Strict(), AfterValidator(_markdown_text)]
+Slug = Annotated[str, Strict(), AfterValidator(_slug)]
+ArticleNumber = Annotated[str, Strict(), AfterValidator(_number)]
+Reference = Annotated[str, Strict(), AfterValidator(_reference)]
+AbsoluteUrl = Annotated[str, Strict(), AfterValidator(_absolute_url)]
+TimeZone = Annotated[str, Strict(), AfterValidator(_timezone)]
+ModuleNumber = Annotated[int, Strict(), Field(ge=1, le=999)]
+Chapter = Annotated[int, Strict(), Field(ge=1, le=999)]
+
+
+class _Model(BaseModel):
+    # Text and numbers are Strict (see the types above): TOML already has types,
+    # so "6" for a module or 6.1 for an article number is a mistake to report,
+    # not something to coerce. Arrays become tuples, so the models stay frozen.
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ----------------------------------------------------------------------------
+# Release files: entries/YYYY/YYYY-MM-DD.toml
+
+
+class Table(_Model):
+    """A small table attached to a note, e.g. a chapter outline."""
+
+    header: tuple[Line, ...] = Field(min_length=1, max_length=20)
+    rows: tuple[tuple[MarkdownLine, ...], ...] = Field(min_length=1, max_length=500)
+
+    @model_validator(mode="after")
+    def _rows_match_header(self) -> Table:
+        for index, row in enumerate(self.rows, start=1):
+            if len(row) != len(self.header):
+                raise PydanticCustomError(
+                    "table_row",
+                    "row {index} has {cells} cells but the header has {columns}",
+                    {"index": index, "cells": len(row), "columns": len(self.header)},
+                )
+        return self
+
+
+class Article(_Model):
+    """One article that a release added or changed: one feed item."""
+
+    id: Slug
+    module: ModuleNumber | None = None
+    chapter: Chapter | None = None
+    number: ArticleNumber | None = None
+    title: Line
+    summary: MarkdownText | None = None  # a few lines of the changelog have none
+    page: Reference | None = None
+
+
+class Note(_Model):
+    """A change that is not about one article: also one feed item."""
+
+    id: Slug
+    module: ModuleNumber | None = None
+    text: MarkdownText
+    summary: MarkdownText | None = None  # what follows " | " on the page
+    details: tuple[MarkdownText, ...] = Field(default=(), max_length=50)
+    page: Reference | None = None
+    table: Table | None = None
+
+
+class Group(_Model):
+    """Changes of one kind shown together, optionally under an introducing line.
+
+    ``module`` and ``chapter`` are defaults for the group's articles and notes.
+    A group's articles are listed before its notes.
+    """
+
+    kind: Kind
+    module: ModuleNumber | None = None
+    chapter: Chapter | None = None
+    context: MarkdownText | None = None
+    articles: tuple[Article, ...] = ()
+    notes: tuple[Note, ...] = ()
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Group:
+        if not self.articles and not self.notes:
+            raise PydanticCustomError(
+                "empty_group", "a group needs at least one [[groups.articles]] or [[groups.notes]]"
+            )
+        return self
+
+
+class Release(_Model):
+    """One dated release of the changelog: the content of one release file."""
+
+    date: dt.date
+    groups: tuple[Group, ...] = Field(min_length=1)
+
+
+# ----------------------------------------------------------------------------
+# Site settings: entries/site.toml
+
+
+class Author(_Model):
+    name: Line
+    url: AbsoluteUrl | None = None
+    email: Line | None = None
+
+
+class KindLabel(_Model):
+    heading: Line  # the page's heading for the kind, e.g. "Nội dung mới"
+    short: Line  # the prefix of a feed item's title, e.g. "Mới"
+
+
+class Module(_Model):
+    number: ModuleNumber
+    name: Line
+    slug: Slug
+    section: Slug  # the site's path segment, e.g. "cuda"
+
+
+class Ids(_Model):
+    """What item ids are minted from (RFC 4151 tag URIs). Set once; never change."""
+
+    authority: Annotated[str, Strict(), Field(pattern=r"^[a-z0-9.\-]+$", max_length=200)]
+    date: dt.date
+
+
+class FeedSettings(_Model):
+    url: AbsoluteUrl  # where output/ is served; every self link starts with it
+    max_items: Annotated[int, Strict(), Field(ge=1, le=100_000)] = 100
+    all: StrictBool = True  # one feed with every item
+    modules: StrictBool = True  # one feed per module of [[modules]]
+
+
+class Site(_Model):
+    title: Line
+    description: Line
+    language: Annotated[str, Strict(), Field(pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")]
+    timezone: TimeZone
+    url: AbsoluteUrl
+    changelog: AbsoluteUrl
+    icon: Reference | None = None
+    author: Author
+    ids: Ids
+    kinds: dict[Kind, KindLabel]
+    modules: tuple[Module, ...] = Field(min_length=1)
+    feeds: FeedSettings
+
+    @model_validator(mode="after")
+    def _complete(self) -> Site:
+        missing = [kind for kind in KINDS if kind not in self.kinds]
+        if missing:
+            raise PydanticCustomError(
+                "missing_kinds",
+                "kinds: add a label for {missing}",
+                {"missing": ", ".join(missing)},
+            )
+        for attr in ("number", "slug"):
+            seen: set[object] = set()
+            for module in self.modules:
+                value = getattr(module, attr)
+                if value in seen:
+                    raise PydanticCustomError(
+                        "duplicate_module",
+                        "modules: {attr} {value} is used by two modules",
+                        {"attr": attr, "value": value},
+                    )
+                seen.add(value)
+        return self
+
+    def module(self, number: int) -> Module | None:
+        return next((m for m in self.modules if m.number == number), None)

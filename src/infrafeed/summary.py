@@ -1,0 +1,33 @@
+"""A one-line account of what the entries hold, for ``infrafeed check``."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .loader import Changelog
+from .models import KINDS
+
+
+def describe(changelog: Changelog) -> str:
+    articles = notes = 0
+    per_kind: Counter[str] = Counter()
+    per_module: Counter[int] = Counter()
+    for rf in changelog.releases:
+        for group in rf.release.groups:
+            per_kind[group.kind] += len(group.articles) + len(group.notes)
+            articles += len(group.articles)
+            notes += len(group.notes)
+            for article in group.articles:
+                module = article.module if article.module is not None else group.module
+                assert module is not None  # the loader guarantees it
+                per_module[module] += 1
+    kinds = ", ".join(f"{kind} {per_kind[kind]}" for kind in KINDS if per_kind[kind])
+    modules = ", ".join(
+        f"{m.number} {m.slug} {per_module[m.number]}" for m in changelog.site.modules
+    )
+    releases = len(changelog.releases)
+    return (
+        f"ok: {releases} release{'s' if releases != 1 else ''}, "
+        f"{articles} article changes, {notes} notes; "
+        f"by kind: {kinds or 'none'}; articles by module: {modules}"
+    )

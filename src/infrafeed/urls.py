@@ -1,0 +1,75 @@
+"""URLs in the entries: which are allowed, and how they become absolute, encoded URIs.
+
+Entries may hold ``http``/``https`` URLs or site-relative references (``/AIInfraGuide/x``,
+``cuda/x``). Everything else (``javascript:``, ``data:``, ``mailto:``, ``//host``) is
+refused at load time, so the renderers only ever see safe references.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
+# Reserved and unreserved characters stay as they are; "%" stays so that an
+# already-encoded URL is not encoded twice.
+_SAFE_PATH = "/%:@!$&'()*+,;=-._~"
+_SAFE_QUERY = _SAFE_PATH + "?"
+
+
+def check_reference(value: str) -> str | None:
+    """Return why ``value`` is not an allowed link target, or None when it is."""
+    if value != value.strip():
+        return "must not start or end with white space"
+    if not value:
+        return "must not be empty"
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value):
+        return "must not contain control characters"
+    if "\\" in value:
+        return "must not contain a backslash; use '/'"
+    match = _SCHEME.match(value)
+    if match:
+        scheme = match.group(1).lower()
+        if scheme not in ("http", "https"):
+            return (
+                f"the '{scheme}:' scheme is not allowed; "
+                "use an http(s) URL or a site-relative path such as /AIInfraGuide/cuda/"
+            )
+        if not urlsplit(value).hostname:
+            return "an http(s) URL needs a host, e.g. https://example.org/page"
+        return None
+    if value.startswith("//"):
+        return "a URL starting with '//' leaves the site; write https://host/... instead"
+    return None
+
+
+def absolute(base: str, reference: str) -> str:
+    """Resolve ``reference`` against ``base`` and percent-encode it as a URI.
+
+    ``base`` is treated as a folder (a trailing slash is added), so ``cuda/x``
+    resolves below the site and ``/AIInfraGuide/x`` against its origin, as a
+    browser would on the site's own pages.
+    """
+    if not base.endswith("/"):
+        base += "/"
+    return encode(urljoin(base, reference))
+
+
+def encode(url: str) -> str:
+    """Percent-encode the non-ASCII and unsafe characters of an absolute URL (IRI to URI)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    try:
+        host.encode("ascii")
+    except UnicodeEncodeError:
+        host = host.encode("idna").decode("ascii")
+    netloc = host if parts.port is None else f"{host}:{parts.port}"
+    return urlunsplit(
+        (
+            parts.scheme.lower(),
+            netloc,
+            quote(parts.path, safe=_SAFE_PATH),
+            quote(parts.query, safe=_SAFE_QUERY),
+            quote(parts.fragment, safe=_SAFE_QUERY),
+        )
+    )
