@@ -71,7 +71,7 @@ def check(entries: Path) -> None:
     \b
     Example:
       $ infrafeed check
-      ok: 36 releases, 98 article changes, 21 notes; ...
+      ok: 36 releases, 98 article changes, 22 notes; ...
     """
     from .loader import load
     from .summary import describe
@@ -111,12 +111,71 @@ def new(entries: Path, date_text: str | None) -> None:
     click.echo(f"wrote {write_template(entries, date).as_posix()}")
 
 
+@cli.command()
+@entries_option
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("output"),
+    show_default=True,
+    help="Output folder, served as the feeds' public URL (site.toml [feeds] url).",
+)
+@click.option(
+    "--allow-changes",
+    is_flag=True,
+    help="Confirm that items already published may disappear or change their date.",
+)
+@click.option(
+    "--lock-wait",
+    type=click.FloatRange(min=0),
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait for another build on the same output folder.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success (for cron).")
+def build(entries: Path, out: Path, allow_changes: bool, lock_wait: float, quiet: bool) -> None:
+    """Build every feed (RSS, Atom, JSON Feed) from the entries into the output folder.
+
+    Files are replaced atomically and only when their bytes change; a build
+    with nothing to change prints "unchanged" and touches no file.
+
+    \b
+    Example:
+      $ infrafeed build
+      wrote 15 files: atom.xml, feed.json, feed.xml, modules/cuda/atom.xml, ...
+      $ infrafeed build
+      unchanged: 15 files
+    """
+    from .build import build as run_build
+
+    result = run_build(entries, out, allow_changes=allow_changes, lock_wait=lock_wait)
+    if quiet:
+        return
+    report = result.report
+    if not report.changed:
+        click.echo(f"unchanged: {len(report.unchanged)} files")
+    if report.written:
+        click.echo(f"wrote {len(report.written)} files: {', '.join(report.written)}")
+        if report.unchanged:
+            click.echo(f"unchanged: {len(report.unchanged)} files")
+    if report.removed:
+        click.echo(
+            f"removed {len(report.removed)} files of feeds no longer configured: "
+            f"{', '.join(report.removed)}"
+        )
+    for relative in report.kept:
+        click.echo(
+            f"warning: left {relative} in place: it changed since infrafeed wrote it", err=True
+        )
+
+
 def _today(entries: Path) -> dt.date:
     """Today in the site's time zone (UTC when the settings cannot be read)."""
     import tomllib
     from zoneinfo import ZoneInfo
 
-    zone = dt.UTC
+    zone: dt.tzinfo = dt.UTC
     try:
         settings = tomllib.loads((entries / "site.toml").read_text(encoding="utf-8"))
         zone = ZoneInfo(str(settings["timezone"]))

@@ -80,7 +80,7 @@ class _Parser:
                 buf.append(src[self.pos + 1])
                 self.pos += 2
             elif ch == "`":
-                node = self._code(end)
+                node: Node | None = self._code(end)
                 if node is None:
                     run = self._run_length("`")
                     buf.append("`" * run)
@@ -274,8 +274,10 @@ def to_markdown(nodes: tuple[Node, ...]) -> str:
             longest = _longest_run(node.code, "`")
             fence = "`" * (longest + 1)
             code = node.code
-            needs_pad = code.startswith("`") or code.endswith("`") or (
-                code.startswith(" ") and code.endswith(" ") and code.strip(" ") != ""
+            needs_pad = (
+                code.startswith("`")
+                or code.endswith("`")
+                or (code.startswith(" ") and code.endswith(" ") and code.strip(" ") != "")
             )
             pad = " " if needs_pad else ""
             parts.append(f"{fence}{pad}{node.code}{pad}{fence}")

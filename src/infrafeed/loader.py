@@ -156,13 +156,12 @@ def _read_toml(path: Path, name: str, problems: list[Problem]) -> dict[str, Any]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
         problems.append(
             Problem(
                 name,
                 "(file)",
                 f"is not UTF-8 (byte 0x{raw[exc.start]:02x}); save the file as UTF-8",
-                line,
+                raw[: exc.start].count(b"\n") + 1,
             )
         )
         return None
@@ -171,20 +170,29 @@ def _read_toml(path: Path, name: str, problems: list[Problem]) -> dict[str, Any]
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         found = _TOML_LINE.search(message)
-        line = int(found.group(1)) if found else None
         message = _TOML_LINE.sub("", message).strip()
-        problems.append(Problem(name, "(toml)", f"not valid TOML: {message}", line))
+        problems.append(
+            Problem(
+                name,
+                "(toml)",
+                f"not valid TOML: {message}",
+                int(found.group(1)) if found else None,
+            )
+        )
         return None
 
 
-def _validate(
-    model: type[M], data: dict[str, Any], name: str, problems: list[Problem]
-) -> M | None:
+def _validate(model: type[M], data: dict[str, Any], name: str, problems: list[Problem]) -> M | None:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        for error in exc.errors(include_url=False):
+        errors = exc.errors(include_url=False)
+        nested = {tuple(e["loc"][:i]) for e in errors for i in range(len(e["loc"]))}
+        for error in errors:
             loc = tuple(error["loc"])
+            # pydantic also calls an array "too short" when its only items failed.
+            if error["type"] == "too_short" and loc in nested:
+                continue
             problems.append(Problem(name, _field_path(loc), _message(model, loc, error)))
         return None
 
@@ -236,7 +244,7 @@ def _message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any) -> 
         return f"must be a whole number without quotes, not {_described(value)}"
     if kind == "bool_type":
         return f"must be true or false, not {_described(value)}"
-    if kind in ("date_type", "date_from_datetime_inexact", "date_parsing"):
+    if kind.startswith("date_"):
         return f"must be a date without quotes, e.g. 2026-11-07, not {_described(value)}"
     if kind in ("tuple_type", "list_type"):
         return f"must be an array, not {_described(value)}"

@@ -14,7 +14,15 @@ import unicodedata
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, StrictBool, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    StrictBool,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from . import inline
@@ -97,7 +105,7 @@ def _number(value: str) -> str:
     if not _NUMBER.match(value) or len(value) > 20:
         raise PydanticCustomError(
             "article_number",
-            "'{value}' is not an article number: write it as printed, e.g. \"6.1\" or \"12\"",
+            '\'{value}\' is not an article number: write it as printed, e.g. "6.1" or "12"',
             {"value": value[:100]},
         )
     return value
@@ -265,6 +273,15 @@ class FeedSettings(_Model):
     modules: StrictBool = True  # one feed per module of [[modules]]
 
 
+class Labels(_Model):
+    """Words of the feed items' content, in the site's language."""
+
+    module: Line = "Module"
+    chapter: Line = "Chương"
+    read_article: Line = "Đọc bài"
+    read_changelog: Line = "Xem trong nhật ký cập nhật"
+
+
 class Site(_Model):
     title: Line
     description: Line
@@ -278,6 +295,7 @@ class Site(_Model):
     kinds: dict[Kind, KindLabel]
     modules: tuple[Module, ...] = Field(min_length=1)
     feeds: FeedSettings
+    labels: Labels = Labels()
 
     @model_validator(mode="after")
     def _complete(self) -> Site:

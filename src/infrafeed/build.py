@@ -1,0 +1,122 @@
+"""``infrafeed build``: load -> validate -> select -> render -> publish.
+
+This module wires the stages together; each stage lives in its own module.
+A build whose inputs (entry files, settings, infrafeed's version) hash the
+same as last time, and whose outputs are on disk as it left them, stops
+before loading anything: the cron job's usual case costs a few stats.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import __version__
+from .errors import GuardError
+from .publish import Manifest, Report, Stage, commit, locked, outputs_intact
+
+if TYPE_CHECKING:
+    from .items import Item
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    report: Report
+    skipped: bool  # inputs unchanged: nothing was loaded or rendered
+
+
+def build(
+    entries: Path,
+    out: Path,
+    *,
+    allow_changes: bool = False,
+    lock_wait: float = 30.0,
+) -> BuildResult:
+    """Build every feed from ``entries`` into ``out``; see the module docstring."""
+    with locked(out, lock_wait):
+        previous = Manifest.read(out)
+        inputs = inputs_digest(entries)
+        if previous.inputs == inputs and outputs_intact(out, previous.files):
+            return BuildResult(Report((), tuple(sorted(previous.files)), (), ()), skipped=True)
+
+        from .feeds import feed_specs, select_all
+        from .items import build_items
+        from .loader import load
+        from .render import render_all
+
+        changelog = load(entries)
+        items = build_items(changelog)
+        specs = feed_specs(changelog.site)
+        published = {spec.key: select_all(items, spec) for spec in specs}
+        feeds = guard(previous.feeds, published, allow_changes=allow_changes)
+
+        stage = Stage(out)
+        try:
+            for relative, data in render_all(changelog.site, specs, items, __version__):
+                stage.write(relative, data)
+            return BuildResult(
+                commit(stage, previous, Manifest(feeds=feeds, inputs=inputs)), skipped=False
+            )
+        finally:
+            stage.cleanup()
+
+
+def inputs_digest(entries: Path) -> str:
+    """A hash of everything the output depends on: infrafeed's version and every entry file."""
+    digest = hashlib.sha256(f"infrafeed {__version__}\n".encode())
+    files = (
+        sorted(
+            (p for p in entries.rglob("*") if p.is_file()),
+            key=lambda p: p.relative_to(entries).as_posix(),
+        )
+        if entries.is_dir()
+        else []
+    )
+    for path in files:
+        relative = path.relative_to(entries).as_posix()
+        digest.update(f"{len(relative)}:{relative}\n".encode())
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b"\xff(unreadable)"
+        digest.update(f"{len(data)}\n".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def guard(
+    previous: Mapping[str, Mapping[str, str]],
+    published: Mapping[str, Sequence[Item]],
+    *,
+    allow_changes: bool,
+) -> dict[str, dict[str, str]]:
+    """Refuse to drop or re-date items a feed already published; return the new id record.
+
+    A feed that no longer exists is not checked (its removal is reported by
+    publishing). Items that fell out of a feed because of ``max_items`` are
+    still selected, so they are not drops.
+    """
+    violations: list[str] = []
+    record: dict[str, dict[str, str]] = {}
+    for key, items in published.items():
+        now = {item.id: item.published.isoformat() for item in items}
+        sources = {item.id: item.source for item in items}
+        for item_id, date in sorted(previous.get(key, {}).items()):
+            if item_id not in now:
+                violations.append(
+                    f"feed '{key}': item {item_id} (dated {date}) would disappear: its release "
+                    "file no longer has it, or it moved to another module or kind"
+                )
+            elif now[item_id] != date:
+                violations.append(
+                    f"feed '{key}': item {item_id} ({sources[item_id]}) would change its date "
+                    f"from {date} to {now[item_id]}: items of a release are one second apart in "
+                    "page order, so a change inserted before it re-dates it"
+                )
+        record[key] = now
+    if violations and not allow_changes:
+        raise GuardError(violations)
+    return record

@@ -1,0 +1,295 @@
+"""The loader: good entries load; every kind of mistake gives its exact message."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from infrafeed.errors import DataError
+from infrafeed.loader import load
+
+GOOD_RELEASE = """\
+date = 2026-11-07
+
+[[groups]]
+kind = "new"
+module = 2
+
+[[groups.articles]]
+id = "cuda-reduce"
+number = "3.1"
+title = "Tối ưu toán tử CUDA Reduce"
+summary = "Từ triển khai đơn giản nhất"
+"""
+
+
+def write_release(entries: Path, text: str | bytes, name: str = "2026-11-07.toml") -> str:
+    path = entries / "2026" / name
+    path.parent.mkdir(exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return f"{entries.as_posix()}/2026/{name}"
+
+
+def problems(entries: Path) -> list[str]:
+    with pytest.raises(DataError) as caught:
+        load(entries)
+    return [str(p) for p in caught.value.problems]
+
+
+def test_small_site_loads_newest_first(small_site: Path) -> None:
+    changelog = load(small_site)
+    dates = [(r.release.date, r.sequence) for r in changelog.releases]
+    assert dates == sorted(dates, reverse=True)
+    assert [r.anchor for r in changelog.releases] == [
+        "2026-03-05-2",
+        "2026-03-05",
+        "2026-03-02",
+        "2026-03-01",
+    ]
+    assert changelog.site.modules[1].slug == "cuda"
+
+
+def test_good_release_loads(small_site: Path) -> None:
+    write_release(small_site, GOOD_RELEASE)
+    release = load(small_site).releases[0].release
+    assert release.date == dt.date(2026, 11, 7)
+    assert release.groups[0].articles[0].title == "Tối ưu toán tử CUDA Reduce"
+
+
+def test_text_is_normalised_to_nfc(small_site: Path) -> None:
+    decomposed = "Tối ưu".encode().decode()
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", decomposed)
+    assert nfd != decomposed
+    write_release(small_site, GOOD_RELEASE.replace("Tối ưu", nfd))
+    title = load(small_site).releases[0].release.groups[0].articles[0].title
+    assert title == unicodedata.normalize("NFC", title)
+    assert title.startswith("Tối ưu")
+
+
+# (what is wrong, the release file's text, the exact message after "path: ")
+BAD_RELEASES = [
+    (
+        "unknown key, with a hint",
+        GOOD_RELEASE.replace("summary =", "sumary ="),
+        ["groups[1].articles[1].sumary: unknown field; did you mean 'summary'?"],
+    ),
+    (
+        "missing key",
+        GOOD_RELEASE.replace('title = "Tối ưu toán tử CUDA Reduce"\n', ""),
+        ["groups[1].articles[1].title: is required but missing"],
+    ),
+    (
+        "wrong type",
+        GOOD_RELEASE.replace('number = "3.1"', "number = 3.1"),
+        ["groups[1].articles[1].number: must be text in quotes, not decimal number 3.1"],
+    ),
+    (
+        "module as a string",
+        GOOD_RELEASE.replace("module = 2", 'module = "2"'),
+        ["groups[1].module: must be a whole number without quotes, not text '2'"],
+    ),
+    (
+        "date not matching the file name",
+        GOOD_RELEASE.replace("2026-11-07", "2026-11-08"),
+        [
+            "date: is 2026-11-08 but the file is named 2026-11-07.toml; "
+            "make the date and the file name agree"
+        ],
+    ),
+    (
+        "unknown kind",
+        GOOD_RELEASE.replace('kind = "new"', 'kind = "fresh"'),
+        [
+            "groups[1].kind: 'fresh' is not allowed; use one of 'new', 'revised', "
+            "'restructured', 'major', 'improved', 'launch' or 'init'"
+        ],
+    ),
+    (
+        "unknown module",
+        GOOD_RELEASE.replace("module = 2", "module = 7"),
+        ["groups[1].module: unknown module 7; site.toml has modules 1, 2"],
+    ),
+    (
+        "empty title",
+        GOOD_RELEASE.replace('"Tối ưu toán tử CUDA Reduce"', '"  "'),
+        ["groups[1].articles[1].title: must not be empty"],
+    ),
+    (
+        "empty summary",
+        GOOD_RELEASE.replace('"Từ triển khai đơn giản nhất"', '""'),
+        ["groups[1].articles[1].summary: must not be empty"],
+    ),
+    (
+        "character XML 1.0 forbids",
+        GOOD_RELEASE.replace("đơn giản", "đơn\\u0007giản"),
+        [
+            "groups[1].articles[1].summary: contains the character U+0007, "
+            "which XML 1.0 forbids in a feed; remove it"
+        ],
+    ),
+    (
+        "id reused for the same kind on the same date",
+        GOOD_RELEASE
+        + '\n[[groups.articles]]\nid = "cuda-reduce"\ntitle = "Lần nữa"\nsummary = "x"\n',
+        [
+            "groups[1].articles[2].id: 'cuda-reduce' is already used for a 'new' change on "
+            "2026-11-07 ({path} groups[1].articles[1]); give this change its own id"
+        ],
+    ),
+    (
+        "javascript: URL",
+        GOOD_RELEASE + 'page = "javascript:alert(1)"\n',
+        [
+            "groups[1].articles[1].page: the 'javascript:' scheme is not allowed; use an "
+            "http(s) URL or a site-relative path such as /AIInfraGuide/cuda/"
+        ],
+    ),
+    (
+        "data: URL inside a summary link",
+        GOOD_RELEASE.replace("đơn giản nhất", "[x](data:text/html,hi)"),
+        [
+            "groups[1].articles[1].summary: link target 'data:text/html,hi' the 'data:' "
+            "scheme is not allowed; use an http(s) URL or a site-relative path such as "
+            "/AIInfraGuide/cuda/"
+        ],
+    ),
+    (
+        "protocol-relative URL",
+        GOOD_RELEASE + 'page = "//evil.example/x"\n',
+        [
+            "groups[1].articles[1].page: a URL starting with '//' leaves the site; "
+            "write https://host/... instead"
+        ],
+    ),
+    (
+        "slug that could walk paths",
+        GOOD_RELEASE.replace('id = "cuda-reduce"', 'id = "../etc"'),
+        [
+            "groups[1].articles[1].id: '../etc' is not a slug: use 1-80 lowercase ASCII "
+            "letters, digits and single hyphens, e.g. 'cuda-reduce-optimization'"
+        ],
+    ),
+    (
+        "article without a module",
+        GOOD_RELEASE.replace("module = 2\n", ""),
+        [
+            "groups[1].articles[1].module: an article needs a module: set module on the "
+            "article or on its group"
+        ],
+    ),
+    (
+        "group with nothing in it",
+        'date = 2026-11-07\n\n[[groups]]\nkind = "new"\n',
+        ["groups[1]: a group needs at least one [[groups.articles]] or [[groups.notes]]"],
+    ),
+    (
+        "title with a line break",
+        GOOD_RELEASE.replace('"Tối ưu toán tử CUDA Reduce"', '"Tối ưu\\ntoán tử"'),
+        ["groups[1].articles[1].title: must be a single line (no line breaks or tabs)"],
+    ),
+    (
+        "overlong title",
+        GOOD_RELEASE.replace('"Tối ưu toán tử CUDA Reduce"', '"' + "x" * 501 + '"'),
+        ["groups[1].articles[1].title: is 501 characters long; the limit is 500"],
+    ),
+    (
+        "quoted date",
+        GOOD_RELEASE.replace("date = 2026-11-07", 'date = "07/11/2026"'),
+        ["date: must be a date without quotes, e.g. 2026-11-07, not text '07/11/2026'"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [pytest.param(text, expected, id=what) for what, text, expected in BAD_RELEASES],
+)
+def test_bad_release_gives_exact_messages(small_site: Path, text: str, expected: list[str]) -> None:
+    path = write_release(small_site, text)
+    assert problems(small_site) == [f"{path}: {m.format(path=path)}" for m in expected]
+
+
+def test_not_utf8_names_file_and_line(small_site: Path) -> None:
+    path = write_release(small_site, GOOD_RELEASE.encode("utf-8").replace(b"CUDA", b"CU\xffA"))
+    [message] = problems(small_site)
+    assert message.startswith(f"{path}:")
+    assert message == f"{path}:10: (file): is not UTF-8 (byte 0xff); save the file as UTF-8"
+
+
+def test_not_toml_names_line(small_site: Path) -> None:
+    path = write_release(small_site, GOOD_RELEASE.replace('kind = "new"', 'kind = "new'))
+    assert problems(small_site) == [f"{path}:4: (toml): not valid TOML: Illegal character '\\n'"]
+
+
+def test_file_not_named_by_date(small_site: Path) -> None:
+    path = write_release(small_site, GOOD_RELEASE, name="november.toml")
+    assert problems(small_site) == [
+        f"{path}: (file name): a release file is named by its date, YYYY-MM-DD.toml "
+        "(or YYYY-MM-DD-2.toml for a second release that day)"
+    ]
+
+
+def test_oversized_file(small_site: Path) -> None:
+    path = write_release(small_site, GOOD_RELEASE + "#" * 1_048_577 + "\n")
+    [message] = problems(small_site)
+    assert message.startswith(f"{path}: (file): is ")
+    assert message.endswith("bytes; the limit is 1048576")
+
+
+def test_three_mistakes_three_errors_sorted(small_site: Path) -> None:
+    text = (
+        GOOD_RELEASE.replace('kind = "new"', 'kind = "neu"')
+        .replace('title = "Tối ưu toán tử CUDA Reduce"', 'title = ""')
+        .replace("summary =", "summery =")
+    )
+    path = write_release(small_site, text)
+    found = problems(small_site)
+    assert len(found) == 3
+    assert found == sorted(found)
+    assert all(m.startswith(f"{path}: groups[1].") for m in found)
+    assert [m.split(": ")[1] for m in found] == [
+        "groups[1].articles[1].summery",
+        "groups[1].articles[1].title",
+        "groups[1].kind",
+    ]
+
+
+def test_problems_across_files_are_all_reported(small_site: Path) -> None:
+    write_release(small_site, GOOD_RELEASE.replace("module = 2", "module = 9"))
+    write_release(small_site, "date = [", name="2026-11-08.toml")
+    site = small_site / "site.toml"
+    site.write_text(site.read_text(encoding="utf-8").replace("timezone =", "tz ="), "utf-8")
+    found = problems(small_site)
+    # Modules are checked against the site's list only once site.toml is valid.
+    assert len(found) == 3
+    assert any("2026-11-08.toml: (toml): not valid TOML: Invalid value" in m for m in found)
+    assert any("site.toml: tz: unknown field; allowed: author, changelog" in m for m in found)
+    assert any("site.toml: timezone: is required but missing" in m for m in found)
+
+
+def test_bad_site_settings(small_site: Path) -> None:
+    site = small_site / "site.toml"
+    text = site.read_text(encoding="utf-8")
+    site.write_text(
+        text.replace('timezone = "Asia/Shanghai"', 'timezone = "Mars/Olympus"'), "utf-8"
+    )
+    assert problems(small_site) == [
+        f"{small_site.as_posix()}/site.toml: timezone: 'Mars/Olympus' is not an IANA time "
+        "zone; use a name such as 'Asia/Shanghai'"
+    ]
+
+
+def test_missing_folder(tmp_path: Path) -> None:
+    assert problems(tmp_path / "nope") == [f"{tmp_path / 'nope'}: (folder): no such folder"]
+
+
+def test_hidden_files_are_ignored(small_site: Path) -> None:
+    (small_site / "2026" / ".#2026-11-07.toml").write_text("garbage", encoding="utf-8")
+    load(small_site)
