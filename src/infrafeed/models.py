@@ -69,8 +69,38 @@ def _text(value: str, *, max_len: int, one_line: bool) -> str:
     return value
 
 
+# Titles are plain text, but feed readers (and the W3C validator) treat an end
+# tag or a scripting tag in a title as markup. Such text is refused rather than
+# shown differently by different readers.
+_TITLE_MARKUP = re.compile(
+    r"</[A-Za-z][\w:-]*\s*>|<(?:script|style|iframe|object|embed|meta)\b", re.I
+)
+
+
+def _no_title_markup(value: str) -> str:
+    found = _TITLE_MARKUP.search(value)
+    if found:
+        raise PydanticCustomError(
+            "title_markup",
+            "'{tag}' looks like an HTML tag; this text becomes a feed item's title, "
+            "which is plain text: remove the tag",
+            {"tag": found.group()},
+        )
+    return value
+
+
 def _line(value: str) -> str:
     return _text(value, max_len=MAX_LINE, one_line=True)
+
+
+def _title(value: str) -> str:
+    return _no_title_markup(_line(value))
+
+
+def _note_text(value: str) -> str:
+    value = _markdown_text(value)
+    _no_title_markup(inline.to_text(inline.parse(value)))
+    return value
 
 
 def _markdown(value: str, *, max_len: int, one_line: bool) -> str:
@@ -143,8 +173,10 @@ def _timezone(value: str) -> str:
 
 
 Line = Annotated[str, Strict(), AfterValidator(_line)]
+Title = Annotated[str, Strict(), AfterValidator(_title)]
 MarkdownLine = Annotated[str, Strict(), AfterValidator(_markdown_line)]
 MarkdownText = Annotated[str, Strict(), AfterValidator(_markdown_text)]
+NoteText = Annotated[str, Strict(), AfterValidator(_note_text)]
 Slug = Annotated[str, Strict(), AfterValidator(_slug)]
 ArticleNumber = Annotated[str, Strict(), AfterValidator(_number)]
 Reference = Annotated[str, Strict(), AfterValidator(_reference)]
@@ -190,7 +222,7 @@ class Article(_Model):
     module: ModuleNumber | None = None
     chapter: Chapter | None = None
     number: ArticleNumber | None = None
-    title: Line
+    title: Title
     summary: MarkdownText | None = None  # a few lines of the changelog have none
     page: Reference | None = None
 
@@ -200,7 +232,7 @@ class Note(_Model):
 
     id: Slug
     module: ModuleNumber | None = None
-    text: MarkdownText
+    text: NoteText
     summary: MarkdownText | None = None  # what follows " | " on the page
     details: tuple[MarkdownText, ...] = Field(default=(), max_length=50)
     page: Reference | None = None
@@ -248,13 +280,13 @@ class Author(_Model):
 
 
 class KindLabel(_Model):
-    heading: Line  # the page's heading for the kind, e.g. "Nội dung mới"
-    short: Line  # the prefix of a feed item's title, e.g. "Mới"
+    heading: Title  # the page's heading for the kind, e.g. "Nội dung mới"
+    short: Title  # the prefix of a feed item's title, e.g. "Mới"
 
 
 class Module(_Model):
     number: ModuleNumber
-    name: Line
+    name: Title
     slug: Slug
     section: Slug  # the site's path segment, e.g. "cuda"
 
@@ -283,7 +315,7 @@ class Labels(_Model):
 
 
 class Site(_Model):
-    title: Line
+    title: Title
     description: Line
     language: Annotated[str, Strict(), Field(pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")]
     timezone: TimeZone

@@ -13,6 +13,8 @@ feedgen's traps, handled here once (see STYLE.md):
 
 from __future__ import annotations
 
+import html
+
 from feedgen.feed import FeedGenerator
 
 from .document import FeedDocument
@@ -20,17 +22,17 @@ from .urls import absolute
 
 
 def render_rss(doc: FeedDocument) -> bytes:
-    fg = _feed(doc)
+    fg = _feed(doc, rss=True)
     fg.lastBuildDate(doc.updated)
     fg.docs("https://www.rssboard.org/rss-specification")
     return bytes(fg.rss_str(pretty=True))
 
 
 def render_atom(doc: FeedDocument) -> bytes:
-    return bytes(_feed(doc).atom_str(pretty=True))
+    return bytes(_feed(doc, rss=False).atom_str(pretty=True))
 
 
-def _feed(doc: FeedDocument) -> FeedGenerator:
+def _feed(doc: FeedDocument, *, rss: bool) -> FeedGenerator:
     site, spec = doc.site, doc.spec
     fg = FeedGenerator()
     fg.id(spec.id)
@@ -56,9 +58,15 @@ def _feed(doc: FeedDocument) -> FeedGenerator:
         entry.link(href=item.link, rel="alternate", type="text/html")
         entry.published(item.published)
         entry.updated(item.published)
-        entry.content(item.content_html, type="html")
-        if item.summary:
-            entry.summary(item.summary)
+        if rss:
+            # RSS readers treat <description> as HTML, so it carries the HTML body;
+            # a plain-text summary there would let "<b>" in the text become markup.
+            entry.description(item.content_html)
+        else:
+            entry.content(item.content_html, type="html")
+            if item.summary:
+                # As escaped HTML, so text such as "</b>" stays text for every reader.
+                entry.summary(html.escape(item.summary, quote=False), type="html")
         for category in item.categories:
             entry.category(term=category)
     return fg
