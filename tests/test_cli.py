@@ -1,0 +1,119 @@
+"""The command line as a maintainer and an operator use it: exit codes and exact output."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import SHIPPED_ENTRIES, RunCli
+
+
+def test_check_on_shipped_entries(run_cli: RunCli) -> None:
+    code, out, err = run_cli("check", "--entries", str(SHIPPED_ENTRIES))
+    assert (code, err) == (0, "")
+    assert out == (
+        "ok: 36 releases, 98 article changes, 22 notes; by kind: new 71, revised 35, "
+        "restructured 2, major 5, improved 1, launch 4, init 2; articles by module: "
+        "1 prerequisites 14, 2 cuda 15, 3 distributed 6, 4 inference 63\n"
+    )
+
+
+def test_check_with_three_mistakes(small_site: Path, run_cli: RunCli) -> None:
+    bad = small_site / "2026" / "2026-03-05.toml"
+    text = bad.read_text(encoding="utf-8")
+    text = text.replace('kind = "new"', 'kind = "nouveau"', 1)
+    text = text.replace('number = "4.1"', "number = 4.1")
+    text = text.replace('summary = "Tiling', 'sumary = "Tiling')
+    bad.write_text(text, encoding="utf-8")
+    code, out, err = run_cli("check", "--entries", str(small_site))
+    assert (code, out) == (1, "")
+    name = f"{small_site.as_posix()}/2026/2026-03-05.toml"
+    assert err.splitlines() == [
+        f"{name}: groups[1].articles[2].number: must be text in quotes, not decimal number 4.1",
+        f"{name}: groups[1].articles[2].sumary: unknown field; did you mean 'summary'?",
+        f"{name}: groups[1].kind: 'nouveau' is not allowed; use one of 'new', 'revised', "
+        "'restructured', 'major', 'improved', 'launch' or 'init'",
+        "infrafeed: 3 problems in the entries; nothing was written",
+    ]
+    assert "Traceback" not in err
+
+
+def test_build_with_bad_entries_writes_nothing(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    (small_site / "2026" / "2026-03-05.toml").write_text("date = [", encoding="utf-8")
+    out = tmp_path / "out"
+    code, stdout, err = run_cli("build", "--entries", str(small_site), "--out", str(out))
+    assert (code, stdout) == (1, "")
+    assert err.endswith("infrafeed: 1 problem in the entries; nothing was written\n")
+    assert not [p for p in out.rglob("*") if not p.name.startswith(".")]
+
+
+def test_new_writes_a_template_and_refuses_to_overwrite(small_site: Path, run_cli: RunCli) -> None:
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    path = small_site / "2026" / "2026-11-30.toml"
+    assert (code, out, err) == (0, f"wrote {path.as_posix()}\n", "")
+    text = path.read_text(encoding="utf-8")
+    assert "date = 2026-11-30\n" in text
+    # The template is a starting point: until a group is filled in, check says what is missing.
+    code, out, err = run_cli("check", "--entries", str(small_site))
+    assert code == 1
+    assert f"{path.as_posix()}: groups: is required but missing" in err
+    before = path.read_bytes()
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"infrafeed: {path.as_posix()} already exists; edit it, or name a second release "
+        "of that day 2026-11-30-2.toml\n"
+    )
+    assert path.read_bytes() == before
+
+
+def test_new_template_filled_in_is_valid(run_cli: RunCli, shipped_entries: Path) -> None:
+    run_cli("new", "--entries", str(shipped_entries), "--date", "2026-11-30")
+    path = shipped_entries / "2026" / "2026-11-30.toml"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    # Uncomment the example: it must be a valid release as written.
+    uncommented = [
+        line[2:] if (line.startswith("# ") and "=" in line) or line.startswith("# [[") else line
+        for line in lines
+    ]
+    uncommented = [
+        line.replace('"https://caomaolufei.github.io/AIInfraGuide/inference/..."', '"/x"').split(
+            "   #"
+        )[0]
+        for line in uncommented
+    ]
+    path.write_text("\n".join(uncommented) + "\n", encoding="utf-8")
+    code, out, err = run_cli("check", "--entries", str(shipped_entries))
+    assert (code, err) == (0, ""), err
+    assert out.startswith("ok: 37 releases, 99 article changes, 23 notes")
+
+
+def test_new_rejects_a_bad_date(small_site: Path, run_cli: RunCli) -> None:
+    code, _, err = run_cli("new", "--entries", str(small_site), "--date", "30/11/2026")
+    assert code == 2
+    assert "'30/11/2026' is not a date like 2026-11-30" in err
+
+
+def test_usage_error_exit_code(run_cli: RunCli) -> None:
+    code, _, err = run_cli("build", "--no-such-option")
+    assert code == 2
+    assert "No such option" in err
+
+
+def test_help_lists_commands_and_exit_codes() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "infrafeed", "--help"], capture_output=True, text=True, check=True
+    )
+    for word in ("build", "check", "new", "Exit codes:", "70  internal error"):
+        assert word in result.stdout
+
+
+def test_every_command_is_documented_in_readme() -> None:
+    from infrafeed.cli import cli
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    for name in cli.commands:
+        assert f"infrafeed {name}" in readme, name

@@ -1,0 +1,239 @@
+"""The feeds a subscriber gets: golden files, spec rules, agreement between formats."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import feedparser
+import pytest
+
+from conftest import DATA, RunCli
+from feedcheck import ATOM, check_tree
+from infrafeed.build import build
+from infrafeed.items import build_items
+from infrafeed.loader import load
+
+SHIPPED_BASE = "https://caomaolufei.github.io/AIInfraGuide/feeds/"
+SMALL_BASE = "https://example.org/guide/feeds/"
+GOLDEN = DATA / "small-site" / "expected"
+FEED_FILES = ("feed.xml", "atom.xml", "feed.json")
+MODULES = ("prerequisites", "cuda", "distributed", "inference")
+
+
+def feed_tree(out: Path) -> dict[str, bytes]:
+    """Every published file below ``out``, without infrafeed's own bookkeeping files."""
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and not p.name.startswith(".")
+    }
+
+
+def ids_links_titles(path: Path) -> list[tuple[str, str, str]]:
+    """(id, link, title) of each item, in document order, whatever the format."""
+    data = path.read_bytes()
+    if path.suffix == ".json":
+        return [(i["id"], i["url"], i["title"]) for i in json.loads(data)["items"]]
+    root = ET.fromstring(data)
+    if root.tag == "rss":
+        return [
+            (i.findtext("guid") or "", i.findtext("link") or "", i.findtext("title") or "")
+            for i in root.iter("item")
+        ]
+    found = []
+    for entry in root.iter(f"{ATOM}entry"):
+        link = entry.find(f"{ATOM}link")
+        found.append(
+            (
+                entry.findtext(f"{ATOM}id") or "",
+                "" if link is None else link.get("href", ""),
+                entry.findtext(f"{ATOM}title") or "",
+            )
+        )
+    return found
+
+
+@pytest.fixture(scope="module")
+def shipped_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("shipped") / "output"
+    build(Path(__file__).parent.parent / "entries", out)
+    return out
+
+
+def test_golden_small_site(small_site: Path, tmp_path: Path) -> None:
+    """The fixture site's feeds, byte for byte. INFRAFEED_REGEN_GOLDEN=1 rewrites them."""
+    out = tmp_path / "output"
+    build(small_site, out)
+    built = feed_tree(out)
+    if os.environ.get("INFRAFEED_REGEN_GOLDEN") == "1":
+        shutil.rmtree(GOLDEN, ignore_errors=True)
+        for relative, data in built.items():
+            (GOLDEN / relative).parent.mkdir(parents=True, exist_ok=True)
+            (GOLDEN / relative).write_bytes(data)
+        pytest.skip("golden files regenerated: read the diff before committing")
+    assert built == feed_tree(GOLDEN)
+
+
+def test_build_writes_all_and_module_feeds_in_three_formats(shipped_out: Path) -> None:
+    expected = {*FEED_FILES} | {f"modules/{m}/{f}" for m in MODULES for f in FEED_FILES}
+    assert expected <= set(feed_tree(shipped_out))
+
+
+def test_every_item_once_and_each_module_feed_exactly_its_items(shipped_out: Path) -> None:
+    changelog = load(Path(__file__).parent.parent / "entries")
+    items = build_items(changelog)
+    assert len(items) == 98 + 22
+    all_ids = [i for i, _, _ in ids_links_titles(shipped_out / "feed.xml")]
+    assert all_ids == [item.id for item in items]
+    assert len(set(all_ids)) == len(all_ids)
+    for slug in MODULES:
+        expected = [i.id for i in items if i.module is not None and i.module.slug == slug]
+        got = [i for i, _, _ in ids_links_titles(shipped_out / "modules" / slug / "feed.xml")]
+        assert got == expected, slug
+        assert got, f"module {slug} has items"
+
+
+@pytest.mark.parametrize("name", ["feed.xml", *[f"modules/{m}/feed.xml" for m in MODULES]])
+def test_three_formats_agree_on_ids_links_titles_and_order(shipped_out: Path, name: str) -> None:
+    folder = (shipped_out / name).parent
+    rss = ids_links_titles(folder / "feed.xml")
+    assert rss == ids_links_titles(folder / "atom.xml")
+    assert rss == ids_links_titles(folder / "feed.json")
+
+
+def test_w3c_rules_hold_for_every_shipped_feed(shipped_out: Path) -> None:
+    found = check_tree(shipped_out, SHIPPED_BASE)
+    assert len(found) == 15
+    assert {name: problems for name, problems in found.items() if problems} == {}
+
+
+def test_w3c_rules_hold_for_the_fixture_site(small_site: Path, tmp_path: Path) -> None:
+    build(small_site, tmp_path / "out")
+    found = check_tree(tmp_path / "out", SMALL_BASE)
+    assert {name: problems for name, problems in found.items() if problems} == {}
+
+
+def test_feedparser_reads_everything_cleanly(shipped_out: Path) -> None:
+    changelog = load(Path(__file__).parent.parent / "entries")
+    newest = build_items(changelog)[0]
+    for name in feed_tree(shipped_out):
+        if not name.endswith(".xml"):
+            continue  # feedparser reads XML feeds only
+        parsed = feedparser.parse((shipped_out / name).read_bytes())
+        assert parsed.bozo == 0, (name, parsed.get("bozo_exception"))
+        assert parsed.feed.get("language", "vi") == "vi"
+        if name == "feed.xml":
+            assert parsed.entries[0].title == newest.title
+            assert parsed.entries[0].published_parsed[:3] == (2026, 11, 7)
+
+
+def test_items_link_to_encoded_pages_or_the_changelog_anchor(shipped_out: Path) -> None:
+    links = {link for _, link, _ in ids_links_titles(shipped_out / "feed.xml")}
+    assert (
+        "https://caomaolufei.github.io/AIInfraGuide/guides/AI%20Infra%E5%AD%A6%E4%B9%A0%E8%B7%AF%E7%BA%BF"
+        in links
+    )
+    assert "https://caomaolufei.github.io/AIInfraGuide/blog/update-log/#2026-11-07" in links
+    assert all(link.isascii() and " " not in link for link in links)
+
+
+def test_feed_dates_come_from_the_data(shipped_out: Path) -> None:
+    root = ET.fromstring((shipped_out / "feed.xml").read_bytes())
+    assert root.findtext("channel/lastBuildDate") == "Sat, 07 Nov 2026 12:00:00 +0800"
+    atom = ET.fromstring((shipped_out / "modules" / "cuda" / "atom.xml").read_bytes())
+    assert atom.findtext(f"{ATOM}updated") == "2026-06-25T12:00:00+08:00"
+    pub = [i.findtext("pubDate") for i in root.iter("item")][:3]
+    assert pub == [
+        "Sat, 07 Nov 2026 12:00:00 +0800",
+        "Sat, 07 Nov 2026 11:59:59 +0800",
+        "Sat, 07 Nov 2026 11:59:58 +0800",
+    ]
+
+
+def _edit(entries: Path, old: str, new: str) -> None:
+    path = entries / "2026" / "2026-11-07.toml"
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        pytest.param("Tổng quan chiến lược", "Toàn cảnh chiến lược", id="title"),
+        pytest.param("Dùng sổ bộ nhớ", "Sổ bộ nhớ", id="summary"),
+        pytest.param(
+            'number = "6.1"\n',
+            'number = "6.1"\npage = "https://caomaolufei.github.io/AIInfraGuide/x"\n',
+            id="url",
+        ),
+        pytest.param(
+            "module = 4\nchapter = 6\ncontext", "module = 3\nchapter = 6\ncontext", id="module"
+        ),
+        pytest.param('number = "6.1"', 'number = "7.1"', id="number"),
+    ],
+)
+def test_ids_survive_edits(shipped_entries: Path, old: str, new: str) -> None:
+    before = [i.id for i in build_items(load(shipped_entries))]
+    _edit(shipped_entries, old, new)
+    assert [i.id for i in build_items(load(shipped_entries))] == before
+
+
+def test_ids_survive_the_site_moving(shipped_entries: Path) -> None:
+    before = [i.id for i in build_items(load(shipped_entries))]
+    site = shipped_entries / "site.toml"
+    site.write_text(
+        site.read_text(encoding="utf-8").replace(
+            "https://caomaolufei.github.io/AIInfraGuide", "https://aiinfra.example.net/guide"
+        ),
+        encoding="utf-8",
+    )
+    moved = build_items(load(shipped_entries))
+    assert [i.id for i in moved] == before
+    assert moved[0].link.startswith("https://aiinfra.example.net/guide/")
+
+
+def test_building_twice_gives_identical_bytes(small_site: Path, tmp_path: Path) -> None:
+    build(small_site, tmp_path / "a")
+    build(small_site, tmp_path / "b")
+    assert feed_tree(tmp_path / "a") == feed_tree(tmp_path / "b")
+
+
+def test_changing_a_summary_changes_that_items_content_and_nothing_else(
+    shipped_entries: Path, tmp_path: Path
+) -> None:
+    build(shipped_entries, tmp_path / "before")
+    _edit(shipped_entries, "Dùng sổ bộ nhớ để tách", "Dùng sổ bộ nhớ mới để tách")
+    build(shipped_entries, tmp_path / "after")
+    before = json.loads((tmp_path / "before" / "feed.json").read_bytes())
+    after = json.loads((tmp_path / "after" / "feed.json").read_bytes())
+    changed = [
+        (b["id"], key)
+        for b, a in zip(before["items"], after["items"], strict=True)
+        for key in b
+        if a[key] != b[key]
+    ]
+    target = "tag:caomaolufei.github.io,2026-04-14:2026-11-07/inference-parallelism-overview/new"
+    assert changed == [(target, "content_html"), (target, "summary")]
+    assert {k: v for k, v in before.items() if k != "items"} == {
+        k: v for k, v in after.items() if k != "items"
+    }
+    unchanged = {"modules/cuda/feed.json", "modules/cuda/feed.xml", "modules/cuda/atom.xml"}
+    for name in unchanged:
+        assert (tmp_path / "before" / name).read_bytes() == (tmp_path / "after" / name).read_bytes()
+
+
+def test_cli_build_reports_files(small_site: Path, tmp_path: Path, run_cli: RunCli) -> None:
+    out = tmp_path / "out"
+    code, stdout, stderr = run_cli("build", "--entries", str(small_site), "--out", str(out))
+    assert (code, stderr) == (0, "")
+    assert stdout.startswith("wrote 9 files: atom.xml, feed.json, feed.xml, modules/cuda/atom.xml")
+    assert run_cli("build", "--entries", str(small_site), "--out", str(out)) == (
+        0,
+        "unchanged: 9 files\n",
+        "",
+    )
