@@ -1,0 +1,101 @@
+"""The inline Markdown of entry text: what is markup, what stays text, and round trips."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from infrafeed import inline
+from infrafeed.inline import Code, Emphasis, Link, MarkupError, Strong, Text
+
+
+def to_html(source: str) -> str:
+    return inline.to_html(inline.parse(source), lambda url: "https://site.example" + url)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("cách viết `--nnodes` đa tiến trình", "cách viết <code>--nnodes</code> đa tiến trình"),
+        ("``a`b`` x", "<code>a`b</code> x"),
+        ("*nhấn* và **đậm**", "<em>nhấn</em> và <strong>đậm</strong>"),
+        (
+            "[lộ trình](/AI Infra学习路线)",
+            '<a href="https://site.example/AI Infra学习路线">lộ trình</a>',
+        ),
+        ("block_table và add_request", "block_table và add_request"),
+        ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
+        ("a & b ]]> c", "a &amp; b ]]&gt; c"),
+        ("x * y * z", "x * y * z"),
+        ("`không đóng", "`không đóng"),
+        (r"\*không nhấn\*", "*không nhấn*"),
+        ("[nhãn] (không phải link)", "[nhãn] (không phải link)"),
+        ("`<b>` trong code", "<code>&lt;b&gt;</code> trong code"),
+    ],
+)
+def test_rendering(source: str, expected: str) -> None:
+    assert to_html(source) == expected
+
+
+def test_link_href_is_escaped_as_an_attribute() -> None:
+    nodes = inline.parse('[x](/a"onmouseover="b)')
+    assert inline.to_html(nodes, lambda url: url) == '<a href="/a&quot;onmouseover=&quot;b">x</a>'
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["javascript:alert(1)", "JaVaScRiPt:alert(1)", "data:text/html,x", "vbscript:x", "//evil"],
+)
+def test_unsafe_link_targets_are_refused(url: str) -> None:
+    with pytest.raises(MarkupError):
+        inline.parse(f"[x]({url})")
+
+
+def test_plain_text_drops_markup() -> None:
+    assert inline.to_text(inline.parse("dùng `vllm` *và* [đây](/x)")) == "dùng vllm và đây"
+
+
+def test_nodes() -> None:
+    assert inline.parse("a `b` *c* **d** [e](/f)") == (
+        Text("a "),
+        Code("b"),
+        Text(" "),
+        Emphasis((Text("c"),)),
+        Text(" "),
+        Strong((Text("d"),)),
+        Text(" "),
+        Link((Text("e"),), "/f"),
+    )
+
+
+TEXTS = st.text(
+    alphabet=st.sampled_from(list("ab xyz`*[]()\\<>&đệ学_-/.:")) | st.characters(), max_size=60
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS)
+def test_markdown_round_trip(source: str) -> None:
+    """to_markdown writes what parse reads back to the same nodes (the page writer relies on it)."""
+    try:
+        nodes = inline.parse(source)
+    except MarkupError:
+        return
+    assert inline.parse(inline.to_markdown(nodes)) == nodes
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXTS)
+def test_html_never_contains_raw_markup_from_the_text(source: str) -> None:
+    try:
+        nodes = inline.parse(source)
+    except MarkupError:
+        return
+    rendered = inline.to_html(nodes, lambda url: "https://site.example/x")
+    # Whatever the input, the only tags are the ones the renderer writes.
+    stripped = rendered
+    for tag in ("<code>", "</code>", "<em>", "</em>", "<strong>", "</strong>", "</a>"):
+        stripped = stripped.replace(tag, "")
+    stripped = stripped.replace('<a href="https://site.example/x">', "")
+    assert "<" not in stripped
