@@ -2,6 +2,11 @@
 
 Keys are written in a fixed order and non-ASCII text as UTF-8, so the bytes
 depend only on the data.
+
+JSON Feed has no archive markers; its pages chain with ``next_url`` (the next
+older document, like RFC 5005's ``prev-archive``), and every page's
+``feed_url`` is the subscription document's URL, the feed's identifier, as
+Atom's ``id`` is the same in every document of a feed.
 """
 
 from __future__ import annotations
@@ -24,13 +29,17 @@ def render_json(doc: FeedDocument) -> bytes:
         "version": VERSION,
         "title": spec.title,
         "home_page_url": spec.home_url,
-        "feed_url": doc.self_url,
+        "feed_url": doc.current_url or doc.self_url,
         "description": spec.description,
     }
+    if doc.prev_archive_url:
+        feed["next_url"] = doc.prev_archive_url
     if site.icon:
         feed["icon"] = absolute(site.url, site.icon)
     feed["authors"] = [author]
     feed["language"] = site.language
+    if doc.hub:
+        feed["hubs"] = [{"type": "WebSub", "url": doc.hub}]
     feed["items"] = [_item(item) for item in doc.items]
     return (json.dumps(feed, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
