@@ -37,14 +37,27 @@ def notify(
     hub: str,
     topics: Sequence[str],
     *,
-    timeout: float = TIMEOUT,
-    attempts: int = ATTEMPTS,
-    backoff: float = BACKOFF,
-    sleep: Callable[[float], None] = time.sleep,
+    timeout: float | None = None,
+    attempts: int | None = None,
+    backoff: float | None = None,
+    sleep: Callable[[float], None] | None = None,
 ) -> tuple[Notification, ...]:
-    """Send one publish notification per topic; return what happened to each."""
+    """Send one publish notification per topic; return what happened to each.
+
+    Unset arguments take the module's constants, read at call time.
+    """
     return tuple(
-        Notification(topic, _publish(hub, topic, timeout, attempts, backoff, sleep))
+        Notification(
+            topic,
+            _publish(
+                hub,
+                topic,
+                TIMEOUT if timeout is None else timeout,
+                ATTEMPTS if attempts is None else attempts,
+                BACKOFF if backoff is None else backoff,
+                time.sleep if sleep is None else sleep,
+            ),
+        )
         for topic in topics
     )
 
