@@ -154,9 +154,9 @@ def build(
     \b
     Example:
       $ infrafeed build
-      wrote 15 files: atom.xml, feed.json, feed.xml, modules/cuda/atom.xml, ...
+      wrote 44 files: archive/2026-04/atom.xml, archive/2026-04/feed.json, ...
       $ infrafeed build
-      unchanged: 15 files
+      unchanged: 44 files
     """
     from .build import build as run_build
 
