@@ -8,9 +8,12 @@ from pathlib import Path
 
 import feedparser
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from conftest import RunCli
+from conftest import SMALL_SITE, RunCli
 from infrafeed.feeds import feed_specs, select_all
+from infrafeed.history import Page, month_of
 from infrafeed.items import build_items
 from infrafeed.loader import load
 from sitebuilder import add_release, write_site
@@ -18,7 +21,6 @@ from sitebuilder import add_release, write_site
 FEEDS_URL = "https://example.org/guide/feeds/"
 ATOM = "{http://www.w3.org/2005/Atom}"
 FH = "{http://purl.org/syndication/history/1.0}"
-SUBSCRIPTIONS = ("feed.xml", "modules/prerequisites/feed.xml", "modules/cuda/feed.xml")
 
 
 def local(out: Path, url: str) -> Path:
@@ -235,3 +237,67 @@ def test_an_upgrade_of_infrafeed_leaves_archives_alone(
     build(run_cli, entries, out)
     assert b"infrafeed 99.0.0" in (out / "feed.xml").read_bytes()
     assert {p: p.read_bytes() for p in sorted(out.rglob("archive/*/*"))} == archives
+
+
+@given(
+    months=st.lists(st.integers(min_value=1, max_value=6), min_size=1, max_size=8),
+    max_items=st.integers(min_value=1, max_value=12),
+    max_bytes=st.integers(min_value=4_096, max_value=9_000),
+)
+def test_plan_partitions_any_feed(months: list[int], max_items: int, max_bytes: int) -> None:
+    """Whatever the sizes: every item in exactly one document, in order, within the limits."""
+    import datetime as dt
+
+    from infrafeed.history import plan
+    from infrafeed.items import Item
+
+    site = load(SMALL_SITE).site
+    site = site.model_copy(
+        update={
+            "feeds": site.feeds.model_copy(update={"max_items": max_items, "max_bytes": max_bytes})
+        }
+    )
+    spec = feed_specs(site)[0]
+    items = []
+    for index, count in enumerate(reversed(months)):  # newest month first
+        day = dt.date(2030 - index // 12, 12 - index % 12, 1)
+        for n in range(count):
+            published = dt.datetime(day.year, day.month, day.day, 12, tzinfo=dt.UTC)
+            items.append(
+                Item(
+                    f"tag:x,2026:{day}/{n}",
+                    "new",
+                    None,
+                    "t",
+                    "https://x/",
+                    published - dt.timedelta(seconds=n),
+                    day,
+                    "",
+                    None,
+                    (),
+                    "",
+                )
+            )
+
+    def size_of(page: Page) -> int:
+        return 1_000 + 700 * len(page.items)
+
+    history = plan(site, spec, items, size_of)
+    assert [item for page in history.pages for item in page.items] == items
+    current = history.current
+    if history.complete:
+        assert len(history.pages) == 1 and current.prev_archive is None
+        assert len(items) <= max_items and size_of(current) <= max_bytes
+        return
+    newest = items[0].released.strftime("%Y-%m")
+    assert 1 <= len(current.items) <= max_items
+    assert len(current.items) == 1 or size_of(current) <= max_bytes
+    assert {month_of(item) for item in current.items} == {newest}
+    folders = [page.folder for page in history.archives]
+    assert current.prev_archive == folders[0] == f"archive/{newest}"
+    for index, page in enumerate(history.archives):
+        assert page.role == "archive" and all(month_of(i) == page.month for i in page.items)
+        assert page.next_archive == (folders[index - 1] if index else None)
+        assert page.prev_archive == (folders[index + 1] if index + 1 < len(folders) else None)
+        if index:  # a closed month's archive holds the whole month
+            assert len(page.items) == sum(month_of(i) == page.month for i in items)
