@@ -301,3 +301,12 @@ def test_plan_partitions_any_feed(months: list[int], max_items: int, max_bytes: 
         assert page.prev_archive == (folders[index + 1] if index + 1 < len(folders) else None)
         if index:  # a closed month's archive holds the whole month
             assert len(page.items) == sum(month_of(i) == page.month for i in items)
+
+
+def test_json_pages_name_their_own_url(tmp_path: Path, run_cli: RunCli) -> None:
+    entries = write_site(tmp_path / "entries", max_items=2)
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    for path in [out / "feed.json", *sorted(out.rglob("archive/*/feed.json"))]:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert data["feed_url"] == FEEDS_URL + path.relative_to(out).as_posix()

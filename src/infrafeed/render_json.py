@@ -4,9 +4,8 @@ Keys are written in a fixed order and non-ASCII text as UTF-8, so the bytes
 depend only on the data.
 
 JSON Feed has no archive markers; its pages chain with ``next_url`` (the next
-older document, like RFC 5005's ``prev-archive``), and every page's
-``feed_url`` is the subscription document's URL, the feed's identifier, as
-Atom's ``id`` is the same in every document of a feed.
+older document, like RFC 5005's ``prev-archive``). Each page's ``feed_url``
+is the URL it is served at, like the self link of RSS and Atom.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ def render_json(doc: FeedDocument) -> bytes:
         "version": VERSION,
         "title": spec.title,
         "home_page_url": spec.home_url,
-        "feed_url": doc.current_url or doc.self_url,
+        "feed_url": doc.self_url,
         "description": spec.description,
     }
     if doc.prev_archive_url:
