@@ -20,12 +20,15 @@ from .publish import Manifest, Report, Stage, commit, locked, outputs_intact
 
 if TYPE_CHECKING:
     from .items import Item
+    from .websub import Notification
 
 
 @dataclass(frozen=True)
 class BuildResult:
     report: Report
     skipped: bool  # inputs unchanged: nothing was loaded or rendered
+    hub: str | None = None  # the WebSub hub of the settings (unknown when skipped)
+    notifications: tuple[Notification, ...] = ()  # with ping=True: one per changed feed
 
 
 def build(
@@ -34,34 +37,54 @@ def build(
     *,
     allow_changes: bool = False,
     lock_wait: float = 30.0,
+    ping: bool = False,
 ) -> BuildResult:
-    """Build every feed from ``entries`` into ``out``; see the module docstring."""
+    """Build every feed from ``entries`` into ``out``; see the module docstring.
+
+    With ``ping``, tell the settings' WebSub hub about every subscription
+    document whose bytes changed, once the output is published.
+    """
     with locked(out, lock_wait):
         previous = Manifest.read(out)
         inputs = inputs_digest(entries)
         if previous.inputs == inputs and outputs_intact(out, previous.files):
             return BuildResult(Report((), tuple(sorted(previous.files)), (), ()), skipped=True)
 
-        from .feeds import feed_specs, select_all
+        from .feeds import FORMATS, feed_specs, select_all
+        from .history import had_archives, late_additions
         from .items import build_items
         from .loader import load
         from .render import render_all
 
         changelog = load(entries)
+        site = changelog.site
         items = build_items(changelog)
-        specs = feed_specs(changelog.site)
+        specs = feed_specs(site)
+        # A feed and its archives are one: select_all is the whole history.
         published = {spec.key: select_all(items, spec) for spec in specs}
         feeds = guard(previous.feeds, published, allow_changes=allow_changes)
+        archived = {spec.key for spec in specs if had_archives(spec, previous.files)}
+        late = late_additions(previous.feeds, published, archived)
+        if late and not allow_changes:
+            raise GuardError(late)
 
         stage = Stage(out)
         try:
-            for relative, data in render_all(changelog.site, specs, items, __version__):
+            for relative, data in render_all(site, specs, items, __version__):
                 stage.write(relative, data)
-            return BuildResult(
-                commit(stage, previous, Manifest(feeds=feeds, inputs=inputs)), skipped=False
-            )
+            report = commit(stage, previous, Manifest(feeds=feeds, inputs=inputs))
         finally:
             stage.cleanup()
+
+    # Outside the lock: a slow hub must not hold up the next build.
+    notifications: tuple[Notification, ...] = ()
+    if ping and site.feeds.hub is not None:
+        from .websub import notify
+
+        subscription = {spec.path(fmt): spec.url(site, fmt) for spec in specs for fmt in FORMATS}
+        changed = [subscription[path] for path in report.written if path in subscription]
+        notifications = notify(site.feeds.hub, changed)
+    return BuildResult(report, skipped=False, hub=site.feeds.hub, notifications=notifications)
 
 
 def inputs_digest(entries: Path) -> str:

@@ -16,7 +16,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -40,6 +40,9 @@ Exit codes:
   {EXIT_LOCKED}   another build holds the output lock
   {EXIT_WRITE}   the output could not be written (previous output intact)
   {EXIT_INTERNAL}  internal error (a bug: please report it)"""
+
+if TYPE_CHECKING:
+    from .build import BuildResult
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -133,8 +136,16 @@ def new(entries: Path, date_text: str | None) -> None:
     metavar="SECONDS",
     help="How long to wait for another build on the same output folder.",
 )
+@click.option(
+    "--ping",
+    is_flag=True,
+    help="Notify the WebSub hub (site.toml [feeds] hub) of every feed that changed. "
+    "A hub failure is reported but does not fail the build.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success (for cron).")
-def build(entries: Path, out: Path, allow_changes: bool, lock_wait: float, quiet: bool) -> None:
+def build(
+    entries: Path, out: Path, allow_changes: bool, lock_wait: float, ping: bool, quiet: bool
+) -> None:
     """Build every feed (RSS, Atom, JSON Feed) from the entries into the output folder.
 
     Files are replaced atomically and only when their bytes change; a build
@@ -143,13 +154,14 @@ def build(entries: Path, out: Path, allow_changes: bool, lock_wait: float, quiet
     \b
     Example:
       $ infrafeed build
-      wrote 15 files: atom.xml, feed.json, feed.xml, modules/cuda/atom.xml, ...
+      wrote 44 files: archive/2026-04/atom.xml, archive/2026-04/feed.json, ...
       $ infrafeed build
-      unchanged: 15 files
+      unchanged: 44 files
     """
     from .build import build as run_build
 
-    result = run_build(entries, out, allow_changes=allow_changes, lock_wait=lock_wait)
+    result = run_build(entries, out, allow_changes=allow_changes, lock_wait=lock_wait, ping=ping)
+    _report_pings(result, ping, quiet)
     if quiet:
         return
     report = result.report
@@ -168,6 +180,25 @@ def build(entries: Path, out: Path, allow_changes: bool, lock_wait: float, quiet
         click.echo(
             f"warning: left {relative} in place: it changed since infrafeed wrote it", err=True
         )
+
+
+def _report_pings(result: BuildResult, ping: bool, quiet: bool) -> None:
+    """Hub failures go to stderr even with --quiet (cron mails them); the build succeeded."""
+    if not ping or result.skipped:
+        return
+    if result.hub is None:
+        click.echo("warning: --ping: no hub in site.toml [feeds]; nobody was notified", err=True)
+        return
+    for note in result.notifications:
+        if note.error is not None:
+            click.echo(
+                f"warning: WebSub hub {result.hub} was not told that {note.topic} changed: "
+                f"{note.error}; the feed is published, readers will see it at their next poll",
+                err=True,
+            )
+    told = sum(1 for note in result.notifications if note.error is None)
+    if told and not quiet:
+        click.echo(f"notified the WebSub hub of {told} changed feeds")
 
 
 def _today(entries: Path) -> dt.date:

@@ -37,7 +37,7 @@ class FeedSpec:
     folder: str  # below the output folder: "" or "modules/cuda"
     home_url: str  # the page of the site the feed is about
     module: int | None  # None: every item
-    max_items: int
+    max_items: int  # of its subscription document; older items are archived (history.py)
     id: str  # Atom feed id: a tag URI that survives the site moving
 
     def path(self, fmt: Format) -> str:
@@ -86,8 +86,3 @@ def select_all(items: Sequence[Item], spec: FeedSpec) -> tuple[Item, ...]:
     if spec.module is None:
         return tuple(items)
     return tuple(i for i in items if i.module is not None and i.module.number == spec.module)
-
-
-def select(items: Sequence[Item], spec: FeedSpec) -> tuple[Item, ...]:
-    """The items ``spec``'s feed document shows: the newest ``max_items``."""
-    return select_all(items, spec)[: spec.max_items]

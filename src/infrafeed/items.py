@@ -34,6 +34,7 @@ class Item:
     title: str
     link: str  # absolute and percent-encoded
     published: dt.datetime  # timezone-aware, whole seconds
+    released: dt.date  # the release's date: its month names the item's archive
     content_html: str
     summary: str | None  # plain text
     categories: tuple[str, ...]
@@ -93,6 +94,7 @@ def _article_item(
         title=f"{label} · {numbered}",
         link=link,
         published=published,
+        released=rf.release.date,
         content_html="\n".join(parts),
         summary=inline.to_text(inline.parse(article.summary)) if article.summary else None,
         categories=_categories(site, group.kind, module, chapter),
@@ -136,6 +138,7 @@ def _note_item(
         title=f"{label} · {plain}",
         link=link,
         published=published,
+        released=rf.release.date,
         content_html="\n".join(parts),
         summary=summary,
         categories=_categories(site, group.kind, module, chapter),

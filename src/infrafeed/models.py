@@ -301,8 +301,12 @@ class Ids(_Model):
 class FeedSettings(_Model):
     url: AbsoluteUrl  # where output/ is served; every self link starts with it
     max_items: Annotated[int, Strict(), Field(ge=1, le=100_000)] = 100
+    # The largest subscription document, in bytes, in any format. Older items
+    # move to monthly archives (RFC 5005) so a reader's poll stays small.
+    max_bytes: Annotated[int, Strict(), Field(ge=4_096, le=100_000_000)] = 512_000
     all: StrictBool = True  # one feed with every item
     modules: StrictBool = True  # one feed per module of [[modules]]
+    hub: AbsoluteUrl | None = None  # a WebSub hub every subscription feed advertises
 
 
 class Labels(_Model):

@@ -8,17 +8,25 @@ feedgen's traps, handled here once (see STYLE.md):
 - RSS ``<author>`` needs an e-mail address, so items carry none (Atom has the
   feed's author, which W3C's validator requires);
 - ``rss_file``/``atom_file`` write in place: we take the bytes and publish them
-  atomically elsewhere.
+  atomically elsewhere;
+- RSS gets no ``atom:link`` but ``rel=self``, so the RFC 5005 links
+  (``prev-archive``, ``next-archive``, ``current``), the WebSub ``hub`` link and
+  the ``fh:complete``/``fh:archive`` markers come from :class:`_History`, a
+  feedgen extension that writes them the same way into RSS and Atom.
 """
 
 from __future__ import annotations
 
 import html
+from typing import Any
 
 from feedgen.feed import FeedGenerator
+from feedgen.util import xml_elem
 
-from .document import FeedDocument
+from .document import FEED_HISTORY_NS, FeedDocument
 from .urls import absolute
+
+_ATOM_NS = "http://www.w3.org/2005/Atom"
 
 
 def render_rss(doc: FeedDocument) -> bytes:
@@ -44,12 +52,17 @@ def _feed(doc: FeedDocument, *, rss: bool) -> FeedGenerator:
     if site.author.url:
         author["uri"] = site.author.url
     fg.author(author)
-    fg.generator(f"infrafeed {doc.generator_version}", version=doc.generator_version)
+    if doc.generator_version is None:
+        fg.generator("infrafeed")
+    else:
+        fg.generator(f"infrafeed {doc.generator_version}", version=doc.generator_version)
     if site.icon:
         fg.icon(absolute(site.url, site.icon))
     # Order matters for RSS: its channel <link> is the last link added.
     fg.link(href=doc.self_url, rel="self", type=doc.format.media_type)
     fg.link(href=spec.home_url, rel="alternate", type="text/html")
+    fg.register_extension("history", _History, None)
+    fg.history.configure(doc)
     for item in doc.items:
         entry = fg.add_entry(order="append")
         entry.id(item.id)
@@ -70,3 +83,51 @@ def _feed(doc: FeedDocument, *, rss: bool) -> FeedGenerator:
         for category in item.categories:
             entry.category(term=category)
     return fg
+
+
+class _History:
+    """feedgen extension: RFC 5005 paging links and markers, and the WebSub hub.
+
+    feedgen instantiates it without arguments; :meth:`configure` gives it the
+    document. Written as ``atom:link`` in RSS too, as RFC 5005 appendix B says.
+    """
+
+    def __init__(self) -> None:
+        self.links: list[tuple[str, str]] = []
+        self.marker = ""
+        self.media_type = ""
+
+    def configure(self, doc: FeedDocument) -> None:
+        # The subscription document of an archived feed carries no marker (RFC 5005 §4).
+        self.marker = {"complete": "complete", "archive": "archive", "current": ""}[doc.role]
+        self.media_type = doc.format.media_type
+        for rel, href in (
+            ("hub", doc.hub),
+            ("current", doc.current_url),
+            ("prev-archive", doc.prev_archive_url),
+            ("next-archive", doc.next_archive_url),
+        ):
+            if href is not None:
+                self.links.append((rel, href))
+
+    def extend_ns(self) -> dict[str, str]:
+        return {"fh": FEED_HISTORY_NS} if self.marker else {}
+
+    def extend_atom(self, feed: Any) -> Any:
+        # feedgen writes Atom elements unqualified under a default xmlns
+        # attribute; qualified ones would come out as ns0:link.
+        self._extend(feed, "link")
+        return feed
+
+    def extend_rss(self, feed: Any) -> Any:
+        self._extend(feed.find("channel"), f"{{{_ATOM_NS}}}link")
+        return feed
+
+    def _extend(self, parent: Any, link_tag: str) -> None:
+        for rel, href in self.links:
+            attributes = {"href": href, "rel": rel}
+            if rel != "hub":  # a hub is not a feed document
+                attributes["type"] = self.media_type
+            xml_elem(link_tag, parent, **attributes)
+        if self.marker:
+            xml_elem(f"{{{FEED_HISTORY_NS}}}{self.marker}", parent)

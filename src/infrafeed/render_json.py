@@ -2,6 +2,10 @@
 
 Keys are written in a fixed order and non-ASCII text as UTF-8, so the bytes
 depend only on the data.
+
+JSON Feed has no archive markers; its pages chain with ``next_url`` (the next
+older document, like RFC 5005's ``prev-archive``). Each page's ``feed_url``
+is the URL it is served at, like the self link of RSS and Atom.
 """
 
 from __future__ import annotations
@@ -27,10 +31,14 @@ def render_json(doc: FeedDocument) -> bytes:
         "feed_url": doc.self_url,
         "description": spec.description,
     }
+    if doc.prev_archive_url:
+        feed["next_url"] = doc.prev_archive_url
     if site.icon:
         feed["icon"] = absolute(site.url, site.icon)
     feed["authors"] = [author]
     feed["language"] = site.language
+    if doc.hub:
+        feed["hubs"] = [{"type": "WebSub", "url": doc.hub}]
     feed["items"] = [_item(item) for item in doc.items]
     return (json.dumps(feed, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 

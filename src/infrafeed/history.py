@@ -1,0 +1,177 @@
+"""Full history in bounded feeds (RFC 5005): which document of a feed holds which item.
+
+A feed that fits its limits (``max_items`` and ``max_bytes``) is one
+``complete`` document. A larger one is split: the subscription document
+holds the newest items, and every month of release dates that has items gets
+an archive document (``archive/YYYY-MM/``), chained newest to oldest.
+
+What decides the split is the promise that a *closed* month's archive (the
+feed has an item in a later month) never changes its bytes again:
+
+- a closed archive holds *every* item of its month, so the items of a closed
+  month can never be still waiting in the subscription document; the
+  subscription document therefore holds only items of the feed's newest
+  (open) month, at most ``max_items`` and ``max_bytes`` of them (at least one,
+  so a subscriber always sees the latest change); the rest of the open month
+  is in the open month's archive, which may change until the month closes;
+- its ``next-archive`` link names the month that closed it, which is known at
+  the moment it closes; so every month with items has an archive document,
+  the open month's one included (empty while the subscription document holds
+  the whole month), and the link never dangles;
+- its ``prev-archive`` link and its dates come from earlier data only, and it
+  names no hub and no infrafeed version (see render.py), so later releases,
+  a new hub or an upgrade leave it alone.
+
+Following ``prev-archive`` from the subscription document thus visits every
+item exactly once. Pure: the same items give the same plan.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from .document import Role, newest_date
+from .feeds import FeedSpec
+from .items import Item
+from .models import Site
+
+
+@dataclass(frozen=True)
+class Page:
+    """One document of a feed; its three formats live in ``folder``."""
+
+    role: Role
+    folder: str  # below the output folder: "", "archive/2026-03", "modules/cuda/archive/2026-03"
+    items: tuple[Item, ...]  # newest first
+    updated: dt.datetime
+    month: str | None  # "2026-03" for an archive
+    prev_archive: str | None  # folder of the next older archive
+    next_archive: str | None  # folder of the next newer archive (archives only)
+
+
+@dataclass(frozen=True)
+class FeedHistory:
+    spec: FeedSpec
+    pages: tuple[Page, ...]  # the subscription document first, then archives newest first
+    total: int  # items in the whole feed
+
+    @property
+    def current(self) -> Page:
+        return self.pages[0]
+
+    @property
+    def archives(self) -> tuple[Page, ...]:
+        return self.pages[1:]
+
+    @property
+    def complete(self) -> bool:
+        return self.current.role == "complete"
+
+
+SizeOf = Callable[[Page], int]  # the largest of a page's rendered formats, in bytes
+
+
+def month_of(item: Item) -> str:
+    return item.released.strftime("%Y-%m")
+
+
+def archive_root(spec: FeedSpec) -> str:
+    return f"{spec.folder}/archive" if spec.folder else "archive"
+
+
+def archive_folder(spec: FeedSpec, month: str) -> str:
+    return f"{archive_root(spec)}/{month}"
+
+
+def plan(site: Site, spec: FeedSpec, items: Sequence[Item], size_of: SizeOf) -> FeedHistory:
+    """Split ``items`` (the whole feed, newest first) into its documents."""
+    everything = tuple(items)
+    complete = Page(
+        "complete", spec.folder, everything, newest_date(site, everything), None, None, None
+    )
+    if not everything or (
+        len(everything) <= spec.max_items and size_of(complete) <= site.feeds.max_bytes
+    ):
+        return FeedHistory(spec, (complete,), len(everything))
+
+    months = [(month, tuple(group)) for month, group in itertools.groupby(everything, key=month_of)]
+    if len({month for month, _ in months}) != len(months):
+        raise ValueError(f"feed '{spec.key}': items are not in release order")
+    folders = [archive_folder(spec, month) for month, _ in months]
+    newest = months[0][1]
+
+    def current(count: int) -> Page:
+        held = newest[:count]
+        return Page("current", spec.folder, held, newest_date(site, held), None, folders[0], None)
+
+    count = _largest(
+        min(spec.max_items, len(newest)),
+        lambda n: size_of(current(n)) <= site.feeds.max_bytes,
+    )
+    pages = [current(count)]
+    for index, (month, month_items) in enumerate(months):
+        pages.append(
+            Page(
+                "archive",
+                folders[index],
+                month_items[count:] if index == 0 else month_items,
+                # The month's newest date even when the subscription document
+                # holds those items: an archive's date never depends on the split.
+                newest_date(site, month_items),
+                month,
+                folders[index + 1] if index + 1 < len(folders) else None,
+                folders[index - 1] if index > 0 else None,
+            )
+        )
+    return FeedHistory(spec, tuple(pages), len(everything))
+
+
+def _largest(upper: int, fits: Callable[[int], bool]) -> int:
+    """The largest n in 1..upper with fits(n) (sizes grow with n), or 1 if none fits."""
+    low, high = 1, upper
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def had_archives(spec: FeedSpec, published_files: Collection[str]) -> bool:
+    """Whether the previous build published archives of ``spec`` (from its manifest)."""
+    prefix = archive_root(spec) + "/"
+    return any(path.startswith(prefix) for path in published_files)
+
+
+def late_additions(
+    previous: Mapping[str, Mapping[str, str]],
+    published: Mapping[str, Sequence[Item]],
+    archived: Collection[str],
+) -> list[str]:
+    """New items dated in a month whose archive was already closed and published.
+
+    ``previous`` is the id guard's record (feed key -> id -> date) of the last
+    build, ``archived`` the keys of the feeds that had archives then. Adding
+    such an item would rewrite a closed archive, which readers never fetch
+    again: they would miss it. The id guard refuses it like a drop.
+    """
+    violations = []
+    for key, items in published.items():
+        before = previous.get(key)
+        if not before or key not in archived:
+            continue
+        open_month = max(date[:7] for date in before.values())
+        for item in items:
+            month = month_of(item)
+            if item.id not in before and month < open_month:
+                violations.append(
+                    f"feed '{key}': new item {item.id} ({item.source}) is dated "
+                    f"{item.released.isoformat()}, in {month}, whose archive is closed since the "
+                    f"feed has items of {open_month}; readers never fetch a closed archive "
+                    f"again, so date the release in {open_month} or later"
+                )
+    return violations

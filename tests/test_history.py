@@ -1,0 +1,312 @@
+"""RFC 5005: bounded subscription feeds, monthly archives, exactly-once history, closed months."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import feedparser
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import SMALL_SITE, RunCli
+from infrafeed.feeds import feed_specs, select_all
+from infrafeed.history import Page, month_of
+from infrafeed.items import build_items
+from infrafeed.loader import load
+from sitebuilder import add_release, write_site
+
+FEEDS_URL = "https://example.org/guide/feeds/"
+ATOM = "{http://www.w3.org/2005/Atom}"
+FH = "{http://purl.org/syndication/history/1.0}"
+
+
+def local(out: Path, url: str) -> Path:
+    assert url.startswith(FEEDS_URL), url
+    return out / url.removeprefix(FEEDS_URL)
+
+
+def links(path: Path) -> tuple[dict[str, str], list[str], set[str]]:
+    """(rel -> href of the history links, item ids in order, fh markers) of one document."""
+    if path.suffix == ".json":
+        data = json.loads(path.read_text(encoding="utf-8"))
+        rels = {"prev-archive": data["next_url"]} if "next_url" in data else {}
+        return rels, [item["id"] for item in data["items"]], set()
+    root = ET.parse(path).getroot()
+    if root.tag == "rss":
+        parent = root.find("channel")
+        assert parent is not None
+        ids = [guid.text or "" for guid in parent.iter("guid")]
+    else:
+        parent = root
+        ids = [entry.findtext(f"{ATOM}id") or "" for entry in root.iter(f"{ATOM}entry")]
+    rels = {
+        link.get("rel", ""): link.get("href", "")
+        for link in parent.findall(f"{ATOM}link")
+        if link.get("rel") in ("prev-archive", "next-archive", "current", "hub")
+    }
+    markers = {child.tag.removeprefix(FH) for child in parent if child.tag.startswith(FH)}
+    return rels, ids, markers
+
+
+def walk(out: Path, subscription: str) -> list[str]:
+    """Follow prev-archive from a subscription document; every item id met, in order."""
+    path = out / subscription
+    seen_documents = set()
+    ids: list[str] = []
+    while True:
+        assert path not in seen_documents, f"{path}: prev-archive loops"
+        seen_documents.add(path)
+        rels, found, _ = links(path)
+        ids += found
+        if "prev-archive" not in rels:
+            return ids
+        path = local(out, rels["prev-archive"])
+
+
+def build(run_cli: RunCli, entries: Path, out: Path, *extra: str) -> None:
+    code, _, err = run_cli("build", "--entries", str(entries), "--out", str(out), "-q", *extra)
+    assert (code, err) == (0, "")
+
+
+def expected_ids(entries: Path) -> dict[str, list[str]]:
+    changelog = load(entries)
+    items = build_items(changelog)
+    return {
+        spec.key: [item.id for item in select_all(items, spec)]
+        for spec in feed_specs(changelog.site)
+    }
+
+
+@pytest.mark.parametrize("fmt", ["feed.xml", "atom.xml", "feed.json"])
+def test_prev_archive_reaches_every_item_exactly_once(
+    tmp_path: Path, run_cli: RunCli, fmt: str
+) -> None:
+    entries = write_site(tmp_path / "entries", max_items=2)
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    expected = expected_ids(entries)
+    for key, folder in (("all", ""), ("module-prerequisites", "modules/prerequisites/")):
+        subscription = folder + fmt
+        assert walk(out, subscription) == expected[key], subscription
+        _, current, markers = links(out / subscription)
+        assert len(current) <= 2 and markers == set()
+
+
+def test_archives_are_marked_and_linked_both_ways(tmp_path: Path, run_cli: RunCli) -> None:
+    entries = write_site(tmp_path / "entries", max_items=2)
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    months = sorted(p.name for p in (out / "archive").iterdir())
+    assert months == ["2026-01", "2026-02", "2026-03", "2026-04"]
+    for fmt in ("feed.xml", "atom.xml"):
+        assert links(out / fmt)[0]["prev-archive"] == f"{FEEDS_URL}archive/2026-04/{fmt}"
+        for index, month in enumerate(months):
+            rels, _, markers = links(out / "archive" / month / fmt)
+            assert markers == {"archive"}
+            assert rels["current"] == FEEDS_URL + fmt
+            assert "hub" not in rels
+            if index > 0:
+                assert rels["prev-archive"] == f"{FEEDS_URL}archive/{months[index - 1]}/{fmt}"
+            else:
+                assert "prev-archive" not in rels
+            if index + 1 < len(months):
+                assert rels["next-archive"] == f"{FEEDS_URL}archive/{months[index + 1]}/{fmt}"
+            else:
+                assert "next-archive" not in rels
+    # The open month keeps its newest items in the subscription document, the rest archived.
+    assert len(links(out / "feed.xml")[1]) == 2
+    assert len(links(out / "archive/2026-04/feed.xml")[1]) == 0
+
+
+def test_a_feed_that_fits_is_complete(tmp_path: Path, run_cli: RunCli) -> None:
+    entries = write_site(tmp_path / "entries")
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    for fmt in ("feed.xml", "atom.xml"):
+        rels, ids, markers = links(out / fmt)
+        assert markers == {"complete"} and "prev-archive" not in rels
+        assert ids == expected_ids(entries)["all"]
+    assert not (out / "archive").exists()
+    assert "next_url" not in json.loads((out / "feed.json").read_text(encoding="utf-8"))
+
+
+def test_every_document_parses_cleanly(tmp_path: Path, run_cli: RunCli) -> None:
+    entries = write_site(tmp_path / "entries", max_items=2)
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    documents = sorted(out.rglob("*.xml"))
+    assert len(documents) > 20
+    for path in documents:
+        parsed = feedparser.parse(path.read_bytes())
+        assert parsed.bozo == 0, (path, parsed.get("bozo_exception"))
+
+
+def test_max_bytes_bounds_every_format(tmp_path: Path, run_cli: RunCli) -> None:
+    entries = write_site(tmp_path / "entries", max_bytes=6_000)
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    for fmt in ("feed.xml", "atom.xml", "feed.json"):
+        assert (out / fmt).stat().st_size <= 6_000
+        assert walk(out, fmt) == expected_ids(entries)["all"]
+    # The three formats hold the same items, chosen by the largest of them.
+    counts = {len(links(out / fmt)[1]) for fmt in ("feed.xml", "atom.xml", "feed.json")}
+    assert len(counts) == 1 and counts.pop() >= 1
+
+
+def closed_archives(out: Path) -> dict[str, bytes]:
+    """Every file of every closed archive: a month before its feed's newest month."""
+    found = {}
+    for root in [out / "archive", *sorted(out.glob("modules/*/archive"))]:
+        months = sorted(path.name for path in root.iterdir()) if root.is_dir() else []
+        for month in months[:-1]:
+            for path in sorted((root / month).iterdir()):
+                found[path.relative_to(out).as_posix()] = path.read_bytes()
+    return found
+
+
+def test_closed_archives_never_change(tmp_path: Path, run_cli: RunCli) -> None:
+    entries = write_site(tmp_path / "entries", max_items=2)
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    closed = closed_archives(out)
+    # Three formats of: the all feed's 01-03, module 1's 01-03 (04 is open), module 2's 01.
+    assert len(closed) == 3 * (3 + 3 + 1)
+    # A release in the open month, releases that open new months (module 2's
+    # first closes its March), then a hub in the settings: whatever closed
+    # keeps every byte, and what closes in between is frozen from then on.
+    for change in ("2026-04-20", "2026-05-04", "hub", "2026-05-11"):
+        if change == "hub":
+            settings = entries / "site.toml"
+            hub = 'hub = "https://hub.example.org/"\n'
+            settings.write_text(settings.read_text(encoding="utf-8") + hub, encoding="utf-8")
+        else:
+            add_release(entries, change, 2, 2)
+        build(run_cli, entries, out)
+        now = closed_archives(out)
+        assert {path: now[path] for path in closed} == closed, change
+        closed = now
+    assert "modules/cuda/archive/2026-04/feed.xml" in closed
+    assert walk(out, "feed.xml") == expected_ids(entries)["all"]
+    assert walk(out, "modules/cuda/feed.json") == expected_ids(entries)["module-cuda"]
+
+
+def test_an_item_moving_into_an_archive_is_not_a_drop(tmp_path: Path, run_cli: RunCli) -> None:
+    entries = write_site(tmp_path / "entries", max_items=100)
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    assert "fh:complete" in (out / "feed.xml").read_text(encoding="utf-8")
+    settings = entries / "site.toml"
+    text = settings.read_text(encoding="utf-8").replace("max_items = 100", "max_items = 2")
+    settings.write_text(text, encoding="utf-8")
+    build(run_cli, entries, out)  # no --allow-changes needed: nothing was dropped
+    assert walk(out, "feed.xml") == expected_ids(entries)["all"]
+
+
+def test_a_release_backdated_into_a_closed_month_is_refused(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    entries = write_site(tmp_path / "entries", max_items=2)
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    before = closed_archives(out)
+    add_release(entries, "2026-02-25", 1, 1)
+    code, _, err = run_cli("build", "--entries", str(entries), "--out", str(out), "-q")
+    assert code == 3
+    assert (
+        "feed 'all': new item tag:example.org,2026-01-01:2026-02-25/bai-2026-02-25-1/new "
+        f"({entries.as_posix()}/2026/2026-02-25.toml groups[1].articles[1]) is dated 2026-02-25, "
+        "in 2026-02, whose archive is closed since the feed has items of 2026-04; readers never "
+        "fetch a closed archive again, so date the release in 2026-04 or later"
+    ) in err.splitlines()
+    assert closed_archives(out) == before
+    build(run_cli, entries, out, "--allow-changes")
+    assert walk(out, "atom.xml") == expected_ids(entries)["all"]
+
+
+def test_an_upgrade_of_infrafeed_leaves_archives_alone(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entries = write_site(tmp_path / "entries", max_items=2)
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    archives = {p: p.read_bytes() for p in sorted(out.rglob("archive/*/*"))}
+    monkeypatch.setattr("infrafeed.build.__version__", "99.0.0")
+    build(run_cli, entries, out)
+    assert b"infrafeed 99.0.0" in (out / "feed.xml").read_bytes()
+    assert {p: p.read_bytes() for p in sorted(out.rglob("archive/*/*"))} == archives
+
+
+@given(
+    months=st.lists(st.integers(min_value=1, max_value=6), min_size=1, max_size=8),
+    max_items=st.integers(min_value=1, max_value=12),
+    max_bytes=st.integers(min_value=4_096, max_value=9_000),
+)
+def test_plan_partitions_any_feed(months: list[int], max_items: int, max_bytes: int) -> None:
+    """Whatever the sizes: every item in exactly one document, in order, within the limits."""
+    import datetime as dt
+
+    from infrafeed.history import plan
+    from infrafeed.items import Item
+
+    site = load(SMALL_SITE).site
+    site = site.model_copy(
+        update={
+            "feeds": site.feeds.model_copy(update={"max_items": max_items, "max_bytes": max_bytes})
+        }
+    )
+    spec = feed_specs(site)[0]
+    items = []
+    for index, count in enumerate(reversed(months)):  # newest month first
+        day = dt.date(2030 - index // 12, 12 - index % 12, 1)
+        for n in range(count):
+            published = dt.datetime(day.year, day.month, day.day, 12, tzinfo=dt.UTC)
+            items.append(
+                Item(
+                    f"tag:x,2026:{day}/{n}",
+                    "new",
+                    None,
+                    "t",
+                    "https://x/",
+                    published - dt.timedelta(seconds=n),
+                    day,
+                    "",
+                    None,
+                    (),
+                    "",
+                )
+            )
+
+    def size_of(page: Page) -> int:
+        return 1_000 + 700 * len(page.items)
+
+    history = plan(site, spec, items, size_of)
+    assert [item for page in history.pages for item in page.items] == items
+    current = history.current
+    if history.complete:
+        assert len(history.pages) == 1 and current.prev_archive is None
+        assert len(items) <= max_items and size_of(current) <= max_bytes
+        return
+    newest = items[0].released.strftime("%Y-%m")
+    assert 1 <= len(current.items) <= max_items
+    assert len(current.items) == 1 or size_of(current) <= max_bytes
+    assert {month_of(item) for item in current.items} == {newest}
+    folders = [page.folder for page in history.archives]
+    assert current.prev_archive == folders[0] == f"archive/{newest}"
+    for index, page in enumerate(history.archives):
+        assert page.role == "archive" and all(month_of(i) == page.month for i in page.items)
+        assert page.next_archive == (folders[index - 1] if index else None)
+        assert page.prev_archive == (folders[index + 1] if index + 1 < len(folders) else None)
+        if index:  # a closed month's archive holds the whole month
+            assert len(page.items) == sum(month_of(i) == page.month for i in items)
+
+
+def test_json_pages_name_their_own_url(tmp_path: Path, run_cli: RunCli) -> None:
+    entries = write_site(tmp_path / "entries", max_items=2)
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    for path in [out / "feed.json", *sorted(out.rglob("archive/*/feed.json"))]:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert data["feed_url"] == FEEDS_URL + path.relative_to(out).as_posix()

@@ -1,0 +1,186 @@
+"""WebSub: feeds name the hub; --ping tells a local hub stand-in exactly what changed."""
+
+from __future__ import annotations
+
+import contextlib
+import http.server
+import json
+import threading
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+import pytest
+
+from conftest import RunCli
+from infrafeed import websub
+from sitebuilder import add_release, write_site
+
+FEEDS_URL = "https://example.org/guide/feeds/"
+SUBSCRIPTIONS = [
+    f"{FEEDS_URL}{folder}{name}"
+    for folder in ("", "modules/prerequisites/", "modules/cuda/")
+    for name in ("feed.xml", "atom.xml", "feed.json")
+]
+
+
+@dataclass
+class Hub:
+    """What the stand-in hub received, and how it answers."""
+
+    url: str = ""
+    status: int = 204
+    delay: float = 0.0
+    requests: list[dict[str, list[str]]] = field(default_factory=list)
+    content_types: list[str] = field(default_factory=list)
+
+    @property
+    def topics(self) -> list[str]:
+        return [request["hub.url"][0] for request in self.requests]
+
+
+@contextlib.contextmanager
+def local_hub() -> Iterator[Hub]:
+    hub = Hub()
+    lock = threading.Lock()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            with lock:
+                hub.requests.append(parse_qs(body.decode("ascii"), strict_parsing=True))
+                hub.content_types.append(self.headers.get("Content-Type", ""))
+            time.sleep(hub.delay)
+            self.send_response(hub.status)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    hub.url = f"http://127.0.0.1:{server.server_address[1]}/hub"
+    try:
+        yield hub
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[Hub]:
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+    monkeypatch.setattr(websub, "BACKOFF", 0.01)
+    with local_hub() as running:
+        yield running
+
+
+def build(run_cli: RunCli, entries: Path, out: Path, *extra: str) -> tuple[int, str, str]:
+    return run_cli("build", "--entries", str(entries), "--out", str(out), *extra)
+
+
+def test_every_subscription_feed_names_the_hub(tmp_path: Path, run_cli: RunCli) -> None:
+    entries = write_site(tmp_path / "entries", max_items=2, hub="https://hub.example.org/")
+    out = tmp_path / "out"
+    assert build(run_cli, entries, out, "-q") == (0, "", "")
+    for url in SUBSCRIPTIONS:
+        path = out / url.removeprefix(FEEDS_URL)
+        if path.suffix == ".json":
+            hubs = json.loads(path.read_text(encoding="utf-8"))["hubs"]
+            assert hubs == [{"type": "WebSub", "url": "https://hub.example.org/"}]
+        else:
+            links = ET.parse(path).getroot().iter("{http://www.w3.org/2005/Atom}link")
+            assert [link.attrib for link in links if link.get("rel") == "hub"] == [
+                {"href": "https://hub.example.org/", "rel": "hub"}
+            ]
+    # Archives are not subscribed to, and must not change when the hub does.
+    assert b"hub" not in (out / "archive/2026-01/feed.xml").read_bytes()
+
+
+def test_ping_once_per_changed_feed_and_never_when_unchanged(
+    tmp_path: Path, run_cli: RunCli, hub: Hub
+) -> None:
+    entries = write_site(tmp_path / "entries", max_items=2, hub=hub.url)
+    out = tmp_path / "out"
+    code, stdout, stderr = build(run_cli, entries, out, "--ping")
+    assert (code, stderr) == (0, "")
+    assert "notified the WebSub hub of 9 changed feeds" in stdout.splitlines()
+    assert sorted(hub.topics) == sorted(SUBSCRIPTIONS)
+    assert all(request["hub.mode"] == ["publish"] for request in hub.requests)
+    assert set(hub.content_types) == {"application/x-www-form-urlencoded"}
+
+    # Unchanged: the quick path, then a full build whose bytes come out the same.
+    hub.requests.clear()
+    assert build(run_cli, entries, out, "--ping", "-q") == (0, "", "")
+    release = entries / "2026" / "2026-03-09.toml"
+    release.write_text(release.read_text(encoding="utf-8") + "# a comment\n", encoding="utf-8")
+    assert build(run_cli, entries, out, "--ping", "-q") == (0, "", "")
+    assert hub.requests == []
+
+    # A release of module 1 changes its feed and the main one, not module 2's.
+    add_release(entries, "2026-04-13", 1, 1)
+    assert build(run_cli, entries, out, "--ping", "-q") == (0, "", "")
+    assert sorted(hub.topics) == sorted(SUBSCRIPTIONS[:6])
+
+
+def test_a_failing_hub_is_reported_and_the_build_still_succeeds(
+    tmp_path: Path, run_cli: RunCli, hub: Hub
+) -> None:
+    hub.status = 503
+    entries = write_site(tmp_path / "entries", hub=hub.url)
+    out = tmp_path / "out"
+    code, stdout, stderr = build(run_cli, entries, out, "--ping", "-q")
+    assert (code, stdout) == (0, "")
+    lines = stderr.splitlines()
+    assert len(lines) == 9
+    assert lines[0] == (
+        f"warning: WebSub hub {hub.url} was not told that {FEEDS_URL}atom.xml changed: "
+        "HTTP 503 Service Unavailable (after 3 attempts); the feed is published, "
+        "readers will see it at their next poll"
+    )
+    assert len(hub.requests) == 9 * websub.ATTEMPTS  # bounded retries
+    assert (out / "feed.xml").is_file() and (out / "index.html").is_file()
+
+
+def test_a_refused_request_is_not_retried(tmp_path: Path, run_cli: RunCli, hub: Hub) -> None:
+    hub.status = 400
+    entries = write_site(tmp_path / "entries", hub=hub.url)
+    code, _, stderr = build(run_cli, entries, tmp_path / "out", "--ping", "-q")
+    assert code == 0 and "HTTP 400 Bad Request;" in stderr
+    assert len(hub.requests) == 9
+
+
+def test_a_slow_or_absent_hub_times_out(hub: Hub) -> None:
+    hub.delay = 1.0
+    started = time.monotonic()
+    (slow,) = websub.notify(hub.url, [FEEDS_URL + "feed.xml"], timeout=0.2, attempts=2)
+    assert slow.error is not None and "timed out" in slow.error
+    assert time.monotonic() - started < 1.5
+    with socket_closed() as url:
+        (absent,) = websub.notify(url, [FEEDS_URL + "feed.xml"], attempts=2, backoff=0)
+    assert absent.error is not None and absent.error.endswith("(after 2 attempts)")
+
+
+@contextlib.contextmanager
+def socket_closed() -> Iterator[str]:
+    """The URL of a port on 127.0.0.1 that nothing listens on."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    yield f"http://127.0.0.1:{port}/hub"
+
+
+def test_ping_without_a_hub_says_so(tmp_path: Path, run_cli: RunCli) -> None:
+    entries = write_site(tmp_path / "entries")
+    code, _, stderr = build(run_cli, entries, tmp_path / "out", "--ping", "-q")
+    assert code == 0
+    assert stderr == "warning: --ping: no hub in site.toml [feeds]; nobody was notified\n"
