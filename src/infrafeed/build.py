@@ -42,6 +42,7 @@ def build(
         if previous.inputs == inputs and outputs_intact(out, previous.files):
             return BuildResult(Report((), tuple(sorted(previous.files)), (), ()), skipped=True)
 
+        from .changelog_page import page_files
         from .feeds import feed_specs, select_all
         from .items import build_items
         from .loader import load
@@ -56,6 +57,9 @@ def build(
         stage = Stage(out)
         try:
             for relative, data in render_all(changelog.site, specs, items, __version__):
+                stage.write(relative, data)
+            # The changelog page comes from the same entries as the feeds: they cannot drift.
+            for relative, data in page_files(changelog):
                 stage.write(relative, data)
             return BuildResult(
                 commit(stage, previous, Manifest(feeds=feeds, inputs=inputs)), skipped=False

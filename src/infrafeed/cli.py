@@ -135,7 +135,7 @@ def new(entries: Path, date_text: str | None) -> None:
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success (for cron).")
 def build(entries: Path, out: Path, allow_changes: bool, lock_wait: float, quiet: bool) -> None:
-    """Build every feed (RSS, Atom, JSON Feed) from the entries into the output folder.
+    """Build every feed (RSS, Atom, JSON Feed) and the changelog page into the output folder.
 
     Files are replaced atomically and only when their bytes change; a build
     with nothing to change prints "unchanged" and touches no file.
@@ -143,9 +143,9 @@ def build(entries: Path, out: Path, allow_changes: bool, lock_wait: float, quiet
     \b
     Example:
       $ infrafeed build
-      wrote 15 files: atom.xml, feed.json, feed.xml, modules/cuda/atom.xml, ...
+      wrote 16 files: atom.xml, feed.json, feed.xml, modules/cuda/atom.xml, ...
       $ infrafeed build
-      unchanged: 15 files
+      unchanged: 16 files
     """
     from .build import build as run_build
 
