@@ -69,6 +69,7 @@ class _Writer:
         self.in_table = in_table
 
     def nodes(self, nodes: tuple[Node, ...], *, line_start: bool, in_link: bool = False) -> str:
+        nodes = self.expressible(nodes, in_link)
         out = ""
         for index, node in enumerate(nodes):
             after = nodes[index + 1] if index + 1 < len(nodes) else None
@@ -88,32 +89,48 @@ class _Writer:
                 label = self.nodes(node.children, line_start=False, in_link=True)
                 out += f"[{label}]({link_destination(self.resolve(node.url))})"
             else:
-                out += self.emphasis(node, out, after, in_link)
+                marker = "**" if isinstance(node, Strong) else "*"
+                inner = self.nodes(node.children, line_start=False, in_link=in_link)
+                out += f"{marker}{inner}{marker}"
         return out
 
-    def emphasis(
-        self, node: Emphasis | Strong, before: str, after: Node | None, in_link: bool
-    ) -> str:
+    def expressible(self, nodes: tuple[Node, ...], in_link: bool) -> tuple[Node, ...]:
+        """``nodes`` with the emphasis CommonMark would not see turned into its plain content.
+
+        Done before writing, so that the content is escaped as the plain text it
+        becomes, and reads back as exactly that.
+        """
+        found = list(nodes)
+        index = 0
+        while index < len(found):
+            node = found[index]
+            if isinstance(node, Emphasis | Strong) and not self.flanked(found, index, in_link):
+                found[index : index + 1] = node.children
+                found = _merged(found)
+                index = 0
+            else:
+                index += 1
+        return tuple(found)
+
+    def flanked(self, nodes: list[Node], index: int, in_link: bool) -> bool:
+        """Would CommonMark read ``nodes[index]``'s ``*`` delimiters as this emphasis?"""
+        node = nodes[index]
+        assert isinstance(node, Emphasis | Strong)
         if not node.children:
-            return ""
-        inner = self.nodes(node.children, line_start=False, in_link=in_link)
-        marker = "**" if isinstance(node, Strong) else "*"
-        following = self.nodes((after,), line_start=False)[:1] if after is not None else ""
+            return False
         # Delimiter runs that touch ("***", "*a**b*") are paired by rules our
-        # nodes cannot steer: write such emphasis as its plain content instead.
-        nested = isinstance(node.children[0], Emphasis | Strong) or isinstance(
+        # nodes cannot steer.
+        if isinstance(node.children[0], Emphasis | Strong) or isinstance(
             node.children[-1], Emphasis | Strong
-        )
-        touching = (before.endswith("*") and not before.endswith("\\*")) or following == "*"
-        if (
-            inner
-            and not nested
-            and not touching
-            and _opens(before[-1:], inner[0])
-            and _closes(inner[-1], following)
         ):
-            return f"{marker}{inner}{marker}"
-        return inner
+            return False
+        before = self.nodes(tuple(nodes[:index]), line_start=False, in_link=in_link)
+        inner = self.nodes(node.children, line_start=False, in_link=in_link)
+        after = nodes[index + 1 : index + 2]
+        following = self.nodes(tuple(after), line_start=False, in_link=in_link)[:1]
+        if (before.endswith("*") and not before.endswith("\\*")) or following == "*":
+            return False
+        return bool(inner) and _opens(before[-1:], inner[0]) and _closes(inner[-1], following)
 
     def text(self, text: str, *, line_start: bool) -> str:
         text = _BLANK_LINES.sub("\n", text.replace("\r\n", "\n").replace("\r", "\n"))
@@ -159,6 +176,16 @@ class _Writer:
         )
         space = " " if pad else ""
         return f"{fence}{space}{code}{space}{fence}"
+
+
+def _merged(nodes: list[Node]) -> list[Node]:
+    merged: list[Node] = []
+    for node in nodes:
+        if isinstance(node, Text) and merged and isinstance(merged[-1], Text):
+            merged[-1] = Text(merged[-1].text + node.text)
+        else:
+            merged.append(node)
+    return merged
 
 
 def _intraword(line: str, index: int) -> bool:
