@@ -170,6 +170,46 @@ def build(entries: Path, out: Path, allow_changes: bool, lock_wait: float, quiet
         )
 
 
+@cli.command("import")
+@click.argument("page", type=click.Path(dir_okay=False, path_type=Path))
+@entries_option
+@click.option("--overwrite", is_flag=True, help="Replace release files that already exist.")
+def import_(page: Path, entries: Path, overwrite: bool) -> None:
+    """Write release files into the entries folder from a changelog page in Markdown.
+
+    Reads the page `infrafeed build` writes, or a site's own changelog in that
+    form. Nothing is written if the page has an error; what could not be mapped
+    is reported as a warning with its line. Existing release files are kept
+    unless --overwrite is given.
+
+    \b
+    Example:
+      $ infrafeed import CHANGELOG.md
+      wrote entries/2026/2026-11-07.toml: 6 articles, 1 note
+      imported 1 release (6 articles, 1 note) from CHANGELOG.md
+    """
+    from .importer import import_page
+
+    report = import_page(page, entries, overwrite=overwrite)
+    for written in report.written:
+        click.echo(
+            f"wrote {written.path}: {_count(written.articles, 'article')}, "
+            f"{_count(written.notes, 'note')}"
+        )
+    for warning in report.warnings:
+        click.echo(str(warning), err=True)
+    warnings = f"; {_count(len(report.warnings), 'warning')}" if report.warnings else ""
+    click.echo(
+        f"imported {_count(len(report.written), 'release')} "
+        f"({_count(report.articles, 'article')}, {_count(report.notes, 'note')}) "
+        f"from {page.as_posix()}{warnings}"
+    )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _today(entries: Path) -> dt.date:
     """Today in the site's time zone (UTC when the settings cannot be read)."""
     import tomllib

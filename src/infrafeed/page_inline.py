@@ -136,7 +136,9 @@ class _Reader:
             href = str(node.attrs.get("href", ""))
             problem = check_reference(href)
             if problem is not None:
-                self.warn(self.line, f"link target '{href}' {problem}; only its text is kept")
+                self.warn(
+                    self.line, f"link target '{href}' is refused ({problem}); its text is kept"
+                )
                 return list(children)
             return [Link(children, href)]
         if kind == "image":
@@ -173,7 +175,8 @@ class _Reader:
         whole = _LENIENT_LINK.match(text, start)
         if whole is not None:
             url = whole.group(2).strip()
-            self.warn(self.line, f"link target '{url}' {check_reference(url)}; kept as text")
+            problem = check_reference(url)
+            self.warn(self.line, f"link target '{url}' is refused ({problem}); kept as text")
         else:
             snippet = text[start : start + 80]
             self.warn(self.line, f"malformed link {snippet!r} is kept as text")
