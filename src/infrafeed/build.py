@@ -50,6 +50,7 @@ def build(
         if previous.inputs == inputs and outputs_intact(out, previous.files):
             return BuildResult(Report((), tuple(sorted(previous.files)), (), ()), skipped=True)
 
+        from .changelog_page import page_files
         from .feeds import FORMATS, feed_specs, select_all
         from .history import had_archives, late_additions
         from .items import build_items
@@ -71,6 +72,9 @@ def build(
         stage = Stage(out)
         try:
             for relative, data in render_all(site, specs, items, __version__):
+                stage.write(relative, data)
+            # The changelog page comes from the same entries as the feeds: they cannot drift.
+            for relative, data in page_files(changelog):
                 stage.write(relative, data)
             report = commit(stage, previous, Manifest(feeds=feeds, inputs=inputs))
         finally:

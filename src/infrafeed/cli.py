@@ -146,7 +146,7 @@ def new(entries: Path, date_text: str | None) -> None:
 def build(
     entries: Path, out: Path, allow_changes: bool, lock_wait: float, ping: bool, quiet: bool
 ) -> None:
-    """Build every feed (RSS, Atom, JSON Feed) from the entries into the output folder.
+    """Build every feed (RSS, Atom, JSON Feed), the site files and the changelog page.
 
     Files are replaced atomically and only when their bytes change; a build
     with nothing to change prints "unchanged" and touches no file.
@@ -154,9 +154,9 @@ def build(
     \b
     Example:
       $ infrafeed build
-      wrote 44 files: archive/2026-04/atom.xml, archive/2026-04/feed.json, ...
+      wrote 24 files: atom.xml, feed.json, feed.xml, feeds.json, feeds.opml, ...
       $ infrafeed build
-      unchanged: 44 files
+      unchanged: 24 files
     """
     from .build import build as run_build
 
@@ -199,6 +199,46 @@ def _report_pings(result: BuildResult, ping: bool, quiet: bool) -> None:
     told = sum(1 for note in result.notifications if note.error is None)
     if told and not quiet:
         click.echo(f"notified the WebSub hub of {told} changed feeds")
+
+
+@cli.command("import")
+@click.argument("page", type=click.Path(dir_okay=False, path_type=Path))
+@entries_option
+@click.option("--overwrite", is_flag=True, help="Replace release files that already exist.")
+def import_(page: Path, entries: Path, overwrite: bool) -> None:
+    """Write release files into the entries folder from a changelog page in Markdown.
+
+    Reads the page `infrafeed build` writes, or a site's own changelog in that
+    form. Nothing is written if the page has an error; what could not be mapped
+    is reported as a warning with its line. Existing release files are kept
+    unless --overwrite is given.
+
+    \b
+    Example:
+      $ infrafeed import CHANGELOG.md
+      wrote entries/2026/2026-11-07.toml: 6 articles, 1 note
+      imported 1 release (6 articles, 1 note) from CHANGELOG.md
+    """
+    from .importer import import_page
+
+    report = import_page(page, entries, overwrite=overwrite)
+    for written in report.written:
+        click.echo(
+            f"wrote {written.path}: {_count(written.articles, 'article')}, "
+            f"{_count(written.notes, 'note')}"
+        )
+    for warning in report.warnings:
+        click.echo(str(warning), err=True)
+    warnings = f"; {_count(len(report.warnings), 'warning')}" if report.warnings else ""
+    click.echo(
+        f"imported {_count(len(report.written), 'release')} "
+        f"({_count(report.articles, 'article')}, {_count(report.notes, 'note')}) "
+        f"from {page.as_posix()}{warnings}"
+    )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _today(entries: Path) -> dt.date:

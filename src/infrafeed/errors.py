@@ -36,6 +36,17 @@ class DataError(InfraFeedError):
         super().__init__(f"{count} problem{'s' if count != 1 else ''} in the entries")
 
 
+class PageError(DataError):
+    """A changelog page cannot be imported; carries every problem found in it."""
+
+    def __init__(self, problems: list[Problem], source: str) -> None:
+        super().__init__(problems)
+        # One page: its problems read best in the order of its lines.
+        self.problems = sorted(problems, key=lambda p: (p.line or 0, p.field, p.message))
+        count = len(self.problems)
+        self.args = (f"{count} problem{'s' if count != 1 else ''} in {source}",)
+
+
 class GuardError(InfraFeedError):
     """A build would drop or re-date items that subscribers already have."""
 

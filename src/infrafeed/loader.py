@@ -109,6 +109,18 @@ def load(entries: Path) -> Changelog:
     return Changelog(site, tuple(releases))
 
 
+def load_site(entries: Path) -> Site:
+    """Read and validate only ``entries/site.toml`` (for commands that add releases)."""
+    problems: list[Problem] = []
+    site_path = entries / SITE_FILE
+    shown = site_path.as_posix()
+    data = _read_toml(site_path, shown, problems)
+    site = _validate(Site, data, shown, problems) if data is not None else None
+    if site is None:
+        raise DataError(problems)
+    return site
+
+
 class _Shown:
     """Paths as the maintainer typed them: relative to where the entries folder lives."""
 

@@ -318,6 +318,38 @@ class Labels(_Model):
     read_changelog: Line = "Xem trong nhật ký cập nhật"
 
 
+_PAGE_PATH = re.compile(r"^(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)*[A-Za-z0-9_][A-Za-z0-9._-]*\.md$")
+
+
+def _page_path(value: str) -> str:
+    # Plain Markdown only (MDX refuses the HTML comments the page carries); no segment
+    # starts with a dot, so the path can neither climb out nor hide among our own files.
+    if not _PAGE_PATH.match(value) or len(value) > 200:
+        raise PydanticCustomError(
+            "page_path",
+            "'{value}' is not a page path: use a relative path below the output folder "
+            "ending in .md, e.g. 'update-log.md' or 'blog/update-log.md'",
+            {"value": value[:100]},
+        )
+    return value
+
+
+PagePath = Annotated[str, Strict(), AfterValidator(_page_path)]
+
+
+class PageSettings(_Model):
+    """The changelog page that ``infrafeed build`` writes for the site (see changelog_page.py)."""
+
+    enabled: StrictBool = True
+    path: PagePath = "update-log.md"  # below the output folder
+    title: Line | None = None  # front matter; default: the site's title
+    description: Line | None = None  # default: the site's description
+    pub_date: dt.date | None = None  # default: the date of the oldest release
+    tags: tuple[Line, ...] = Field(default=(), max_length=50)
+    intro: MarkdownText | None = None  # the paragraph above the first release
+    article_label: Line = "Bài"  # the bold word that starts an article's bullet
+
+
 class Site(_Model):
     title: Title
     description: Line
@@ -332,6 +364,7 @@ class Site(_Model):
     modules: tuple[Module, ...] = Field(min_length=1)
     feeds: FeedSettings
     labels: Labels = Labels()
+    page: PageSettings = PageSettings()
 
     @model_validator(mode="after")
     def _complete(self) -> Site:

@@ -1,0 +1,372 @@
+"""The changelog page: golden Markdown, the anchors feeds link to, CommonMark true to entries."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import json
+import os
+import re
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it.tree import SyntaxTreeNode
+from pydantic import ValidationError
+
+from conftest import DATA, SHIPPED_ENTRIES
+from infrafeed import inline
+from infrafeed.build import build
+from infrafeed.changelog_page import page_files, render_page
+from infrafeed.loader import Changelog, load
+from infrafeed.models import PageSettings
+from infrafeed.page_inline import markdown_parser, read_nodes
+from infrafeed.page_markdown import inline_markdown, link_destination, plain_markdown
+from infrafeed.urls import absolute
+from slugger import astro_heading_ids
+
+GOLDEN = DATA / "small-site" / "expected" / "update-log.md"
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def with_page(changelog: Changelog, **settings: object) -> Changelog:
+    page = changelog.site.page.model_copy(update=settings)
+    return Changelog(changelog.site.model_copy(update={"page": page}), changelog.releases)
+
+
+def heading_ids(markdown: bytes) -> list[str]:
+    """The ids Astro gives the page's headings."""
+    root = SyntaxTreeNode(markdown_parser().parse(markdown.decode("utf-8")))
+    texts = []
+    for node in root.walk():
+        if node.type == "heading":
+            content = node.children[0]
+            texts.append(inline.to_text(read_nodes(content.children, 0, lambda *_: None)))
+    return astro_heading_ids(texts)
+
+
+def shown_text(markdown: bytes) -> str:
+    """What a reader of the rendered page sees, as plain text."""
+    rendered = markdown_parser().render(markdown.decode("utf-8"))
+    return html.unescape(re.sub(r"<[^>]+>", "", rendered))
+
+
+# -- the page as a whole ----------------------------------------------------------
+
+
+def test_golden_small_site(small_site: Path) -> None:
+    """Byte for byte. INFRAFEED_REGEN_GOLDEN=1 rewrites it: read the diff before committing."""
+    page = render_page(load(small_site))
+    if os.environ.get("INFRAFEED_REGEN_GOLDEN") == "1":
+        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
+        GOLDEN.write_bytes(page)
+        pytest.skip("golden page regenerated")
+    assert page == GOLDEN.read_bytes()
+
+
+def test_build_writes_the_page_beside_the_feeds(small_site: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    report = build(small_site, out).report
+    assert "update-log.md" in report.written
+    assert (out / "update-log.md").read_bytes() == GOLDEN.read_bytes()
+    assert build(small_site, out).report.written == ()
+
+
+def test_front_matter_and_intro_come_from_the_settings(small_site: Path) -> None:
+    changelog = with_page(
+        load(small_site),
+        title='Nhật ký "cập nhật"',
+        description="Mọi thay đổi: mới nhất trước",
+        pub_date=dt.date(2026, 1, 2),
+        tags=("nhật ký", "AI Infra"),
+        intro="Trang này ghi lại *mọi* cập nhật, xem [lộ trình](/guide/roadmap).",
+    )
+    text = render_page(changelog).decode("utf-8")
+    assert text.startswith(
+        "---\n"
+        'title: "Nhật ký \\"cập nhật\\""\n'
+        'description: "Mọi thay đổi: mới nhất trước"\n'
+        "pubDate: 2026-01-02\n"
+        'tags: ["nhật ký", "AI Infra"]\n'
+        "---\n"
+        "\n"
+        "Trang này ghi lại *mọi* cập nhật, xem [lộ trình](/guide/roadmap).\n"
+        "\n"
+        "## 2026-03-05 (2)\n"
+    )
+
+
+def test_a_site_can_turn_the_page_off(small_site: Path, tmp_path: Path) -> None:
+    site_toml = small_site / "site.toml"
+    site_toml.write_text(
+        site_toml.read_text(encoding="utf-8") + "\n[page]\nenabled = false\n", encoding="utf-8"
+    )
+    assert page_files(load(small_site)) == ()
+    build(small_site, tmp_path / "out")
+    assert not (tmp_path / "out" / "update-log.md").exists()
+
+
+def test_the_page_path_is_a_setting(small_site: Path, tmp_path: Path) -> None:
+    changelog = with_page(load(small_site), path="blog/changelog.md")
+    assert [path for path, _ in page_files(changelog)] == ["blog/changelog.md"]
+
+
+@pytest.mark.parametrize(
+    ("path", "ok"),
+    [
+        ("update-log.md", True),
+        ("blog/update-log.md", True),
+        ("../update-log.md", False),
+        ("/update-log.md", False),
+        (".hidden.md", False),
+        ("update-log.mdx", False),
+        ("feed.xml", False),
+        ("blog//x.md", False),
+    ],
+)
+def test_page_path_must_stay_inside_the_output_folder(path: str, ok: bool) -> None:
+    if ok:
+        assert PageSettings(path=path).path == path
+        return
+    with pytest.raises(ValidationError) as caught:
+        PageSettings(path=path)
+    assert caught.value.errors()[0]["msg"] == (
+        f"'{path}' is not a page path: use a relative path below the output folder ending "
+        "in .md, e.g. 'update-log.md' or 'blog/update-log.md'"
+    )
+
+
+# -- anchors and links --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("entries", [SHIPPED_ENTRIES, DATA / "small-site" / "entries"])
+def test_release_headings_give_the_feed_anchors(entries: Path) -> None:
+    changelog = load(entries)
+    ids = heading_ids(render_page(changelog))
+    anchors = [rf.anchor for rf in changelog.releases]
+    assert [i for i in ids if re.match(r"^\d{4}-", i)] == anchors
+
+
+def test_a_second_release_of_a_day_gets_the_suffixed_anchor(small_site: Path) -> None:
+    ids = heading_ids(render_page(load(small_site)))
+    assert ids.index("2026-03-05-2") < ids.index("2026-03-05")
+
+
+def feed_links(path: Path) -> list[str]:
+    data = path.read_bytes()
+    if path.suffix == ".json":
+        return [item["url"] for item in json.loads(data)["items"]]
+    root = ET.fromstring(data)
+    if root.tag == "rss":
+        return [item.findtext("link") or "" for item in root.iter("item")]
+    return [
+        link.get("href", "")
+        for entry in root.iter(f"{ATOM}entry")
+        for link in entry.findall(f"{ATOM}link")
+    ]
+
+
+@pytest.mark.parametrize("entries", [SHIPPED_ENTRIES, DATA / "small-site" / "entries"])
+def test_every_feed_item_links_to_an_anchor_on_the_page_or_a_known_page(
+    entries: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    build(entries, out)
+    changelog = load(entries)
+    site = changelog.site
+    anchors = set(heading_ids((out / site.page.path).read_bytes()))
+    pages = {
+        absolute(site.url, item.page)
+        for rf in changelog.releases
+        for group in rf.release.groups
+        for item in (*group.articles, *group.notes)
+        if item.page is not None
+    }
+    # Every feed document, archives included (feeds.json is the catalog, not a feed).
+    feeds = sorted(p for p in out.rglob("*") if p.name in ("feed.xml", "atom.xml", "feed.json"))
+    assert len(feeds) >= 3 * (1 + len(site.modules))
+    checked = 0
+    for feed in feeds:
+        for link in feed_links(feed):
+            page, _, fragment = link.partition("#")
+            if fragment:
+                assert page == site.changelog, link
+                assert fragment in anchors, f"{feed.name}: {link}"
+            else:
+                assert link in pages, f"{feed.name}: {link}"
+            checked += 1
+    assert checked > 0
+
+
+def test_the_shipped_page_shows_every_release_article_and_note() -> None:
+    changelog = load(SHIPPED_ENTRIES)
+    page = render_page(changelog)
+    shown = shown_text(page)
+    for rf in changelog.releases:
+        assert f"{rf.release.date.isoformat()}" in shown
+        for group in rf.release.groups:
+            if group.context:
+                assert inline.to_text(inline.parse(group.context)) in shown
+            for article in group.articles:
+                label = f"{article.number} {article.title}" if article.number else article.title
+                assert label in shown, label
+                if article.summary:
+                    assert inline.to_text(inline.parse(article.summary)) in shown
+            for note in group.notes:
+                assert inline.to_text(inline.parse(note.text)) in shown
+                for detail in note.details:
+                    assert inline.to_text(inline.parse(detail)) in shown
+                if note.table is not None:
+                    for row in note.table.rows:
+                        for cell in row:
+                            assert inline.to_text(inline.parse(cell)) in shown
+    releases = len(changelog.releases)
+    assert page.count(b"\n## ") == releases == 36
+    assert page.count(b"\n---\n") == releases - 1 + 1  # between releases, and the front matter
+    articles = sum(len(g.articles) for rf in changelog.releases for g in rf.release.groups)
+    assert page.count("- **Bài:** ".encode()) == articles == 98
+
+
+def test_article_links_on_the_page_are_single_commonmark_links() -> None:
+    changelog = load(SHIPPED_ENTRIES)
+    rendered = markdown_parser().render(render_page(changelog).decode("utf-8"))
+    hrefs = re.findall(r'<a href="([^"]*)"', rendered)
+    pages = [
+        a.page
+        for rf in changelog.releases
+        for g in rf.release.groups
+        for a in g.articles
+        if a.page is not None
+    ]
+    for page in pages:
+        assert html.escape(page) in hrefs, page  # one link, with its target whole
+    assert "](" not in shown_text(render_page(changelog))
+
+
+# -- inline Markdown ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("entry", "page"),
+    [
+        ("Ring <AllReduce> & co", "Ring \\<AllReduce> & co"),
+        ("block_table và _private_", "block_table và \\_private\\_"),
+        ("a | b ~~x~~", "a \\| b \\~\\~x\\~\\~"),
+        ("&amp; &#35; AT&T", "\\&amp; \\&#35; AT&T"),
+        ("# not a heading", "\\# not a heading"),
+        ("- not a bullet", "\\- not a bullet"),
+        ("2026. not a list", "2026\\. not a list"),
+        ("> not a quote", "\\> not a quote"),
+        ("`code` and `a|b`", "`code` and `a|b`"),
+        ("*em* **strong** [link](/x y)", "*em* **strong** [link](</x y>)"),
+        ("Xem![ảnh](/a)", "Xem\\![ảnh](/a)"),
+        ("a\\*b", "a\\*b"),
+        ("dòng một\ndòng hai # x\n# ba", "dòng một\ndòng hai # x\n\\# ba"),
+    ],
+)
+def test_text_is_escaped_for_commonmark(entry: str, page: str) -> None:
+    assert inline_markdown(inline.parse(entry)) == page
+
+
+def test_table_cells_escape_bars_in_code() -> None:
+    assert inline_markdown(inline.parse("`a|b`"), in_table=True) == "`a\\|b`"
+
+
+def test_link_destinations_with_spaces_or_cjk_are_bracketed() -> None:
+    assert link_destination("https://e.org/a") == "https://e.org/a"
+    assert link_destination("/AIInfraGuide/guides/AI Infra学习路线") == (
+        "</AIInfraGuide/guides/AI Infra学习路线>"
+    )
+    assert link_destination("https://e.org/模块") == "<https://e.org/模块>"
+    assert link_destination("/a(1)") == "</a(1)>"
+
+
+def test_relative_links_are_rooted_at_the_site(small_site: Path) -> None:
+    changelog = with_page(load(small_site), intro="Xem [bài](cuda/41-gemm) và [gốc](/x).")
+    assert "Xem [bài](/guide/cuda/41-gemm) và [gốc](/x).\n" in render_page(changelog).decode()
+
+
+def test_emphasis_commonmark_would_not_see_is_written_as_text() -> None:
+    nodes = (inline.Text("x"), inline.Emphasis((inline.Text("(y)"),)), inline.Text("z"))
+    assert inline_markdown(nodes) == "x(y)z"
+
+
+def test_plain_text_keeps_every_character() -> None:
+    title = "AI Infra *engineers* & <Transformer> [1] | `x`"
+    assert plain_markdown(title) == "AI Infra \\*engineers\\* & \\<Transformer> \\[1\\] \\| \\`x\\`"
+
+
+# The entries' inline syntax, written to the page and read back with a CommonMark
+# parser, gives the same nodes: what the page shows is what the entries say.
+MARKUP_TEXT = st.text(
+    alphabet=st.sampled_from(list("ab xyz_*`[]()<>&|~#-+=.!\\:;1ạờ学")),
+    min_size=1,
+    max_size=40,
+).map(str.strip)
+
+
+def parsed(text: str) -> tuple[inline.Node, ...] | None:
+    try:
+        return inline.parse(text)
+    except inline.MarkupError:
+        return None
+
+
+def normal(nodes: tuple[inline.Node, ...]) -> tuple[inline.Node, ...]:
+    """Nodes as CommonMark can express them (see page_markdown's known limits)."""
+    out: list[inline.Node] = []
+    for node in nodes:
+        if isinstance(node, inline.Text):
+            if out and isinstance(out[-1], inline.Text):
+                out[-1] = inline.Text(out[-1].text + node.text)
+            elif node.text:
+                out.append(node)
+        elif isinstance(node, inline.Code):
+            out.append(node)
+        elif isinstance(node, inline.Link):
+            out.append(inline.Link(normal(node.children), node.url))
+        else:
+            out.append(type(node)(normal(node.children)))
+    return tuple(out)
+
+
+@settings(max_examples=400, deadline=None)
+@given(MARKUP_TEXT)
+def test_page_markdown_reads_back_as_the_same_nodes(text: str) -> None:
+    nodes = parsed(text)
+    if not text or nodes is None:
+        return
+    markdown = inline_markdown(nodes)
+    root = SyntaxTreeNode(markdown_parser().parse(markdown))
+    assert [child.type for child in root.children] == ["paragraph"], markdown
+    warnings: list[str] = []
+    back = read_nodes(root.children[0].children[0].children, 1, lambda _l, m: warnings.append(m))
+    assert warnings == []
+    if normal(back) != normal(nodes):
+        # Only emphasis CommonMark would not recognise may be lost, never text.
+        assert normal(flat(back)) == normal(flat(nodes)), markdown
+        assert emphases(back) < emphases(nodes), markdown
+
+
+def flat(nodes: tuple[inline.Node, ...]) -> tuple[inline.Node, ...]:
+    out: list[inline.Node] = []
+    for node in nodes:
+        if isinstance(node, inline.Emphasis | inline.Strong):
+            out.extend(flat(node.children))
+        elif isinstance(node, inline.Link):
+            out.append(inline.Link(flat(node.children), node.url))
+        else:
+            out.append(node)
+    return tuple(out)
+
+
+def emphases(nodes: tuple[inline.Node, ...]) -> int:
+    count = 0
+    for node in nodes:
+        if isinstance(node, inline.Emphasis | inline.Strong):
+            count += 1 + emphases(node.children)
+        elif isinstance(node, inline.Link):
+            count += emphases(node.children)
+    return count

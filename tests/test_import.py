@@ -1,0 +1,612 @@
+"""``infrafeed import``: a changelog page in Markdown becomes release files, and back."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import DATA, SHIPPED_ENTRIES, SMALL_SITE, RunCli
+from infrafeed import inline
+from infrafeed.changelog_page import render_page
+from infrafeed.errors import PageError
+from infrafeed.importer import import_page
+from infrafeed.loader import Changelog, ReleaseFile, load, load_site
+from infrafeed.models import KINDS as KIND_NAMES
+from infrafeed.models import Article, Group, Note, Release, Table
+from infrafeed.page_import import to_releases
+from infrafeed.page_reader import read_page
+
+IMPORT = DATA / "import"
+PAGE = IMPORT / "original-style.md"
+EXPECTED = IMPORT / "expected"
+SITE = load_site(SHIPPED_ENTRIES)
+
+
+@pytest.fixture
+def site_only(tmp_path: Path) -> Path:
+    """An entries folder with the shipped site settings and no release yet."""
+    entries = tmp_path / "entries"
+    entries.mkdir()
+    shutil.copy(SHIPPED_ENTRIES / "site.toml", entries / "site.toml")
+    return entries
+
+
+def release_files(entries: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(entries).as_posix(): p.read_bytes()
+        for p in sorted(entries.rglob("*.toml"))
+        if p.name != "site.toml"
+    }
+
+
+MARKDOWN_FIELDS = {"context", "summary", "text", "details", "rows"}
+
+
+def without_ids(changelog: Changelog) -> list[tuple[str, Any]]:
+    """Releases as data, ids left out, inline Markdown in its canonical spelling.
+
+    "[x](/a b)" and "[x](</a b>)" are one link: the importer writes the second.
+    """
+
+    def strip(value: Any, markdown: bool = False) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v, k in MARKDOWN_FIELDS) for k, v in value.items() if k != "id"}
+        if isinstance(value, list):
+            return [strip(v, markdown) for v in value]
+        if markdown and isinstance(value, str):
+            return inline.to_markdown(inline.parse(value))
+        return value
+
+    return [(rf.anchor, strip(rf.release.model_dump(mode="json"))) for rf in changelog.releases]
+
+
+def problems_of(text: str) -> list[str]:
+    with pytest.raises(PageError) as caught:
+        to_releases(read_page(text, "page.md", SITE), SITE, "page.md")
+    return [str(problem) for problem in caught.value.problems]
+
+
+def warnings_of(text: str) -> list[str]:
+    parsed = read_page(text, "page.md", SITE)
+    assert parsed.errors == []
+    return [str(problem) for problem in parsed.warnings]
+
+
+# -- the original site's page ----------------------------------------------------------
+
+
+def test_fixture_page_golden_entries(site_only: Path) -> None:
+    """Byte for byte. INFRAFEED_REGEN_GOLDEN=1 rewrites them: read the diff before committing."""
+    import_page(PAGE, site_only)
+    written = release_files(site_only)
+    if os.environ.get("INFRAFEED_REGEN_GOLDEN") == "1":
+        shutil.rmtree(EXPECTED, ignore_errors=True)
+        for relative, data in written.items():
+            (EXPECTED / relative).parent.mkdir(parents=True, exist_ok=True)
+            (EXPECTED / relative).write_bytes(data)
+        pytest.skip("golden release files regenerated")
+    assert written == release_files(EXPECTED)
+
+
+def test_fixture_page_imports_into_entries_that_check_accepts(
+    site_only: Path, run_cli: RunCli
+) -> None:
+    code, out, err = run_cli("import", str(PAGE), "--entries", str(site_only))
+    page = PAGE.as_posix()
+    shown = site_only.as_posix()
+    assert code == 0
+    assert out.splitlines() == [
+        f"wrote {shown}/2026/2026-11-07.toml: 3 articles, 1 note",
+        f"wrote {shown}/2026/2026-07-06.toml: 0 articles, 1 note",
+        f"wrote {shown}/2026/2026-05-12.toml: 2 articles, 0 notes",
+        f"wrote {shown}/2026/2026-04-17.toml: 0 articles, 3 notes",
+        f"wrote {shown}/2026/2026-04-16.toml: 2 articles, 3 notes",
+        f"wrote {shown}/2026/2026-04-15.toml: 0 articles, 3 notes",
+        f"imported 6 releases (7 articles, 11 notes) from {page}; 3 warnings",
+    ]
+    assert err.splitlines() == [
+        f"{page}:48: warning: release 2026-05-08 has no changes; no file is written",
+        f"{page}:50: warning: heading 'Nội dung mới' has no changes under it",
+        f"{page}:58: warning: malformed link '[Duyệt online →]"
+        "(https://caomaolufei.github.io/AIInfraGuide/interview' is kept as text",
+    ]
+    code, out, err = run_cli("check", "--entries", str(site_only))
+    assert (code, err) == (0, "")
+    assert out.startswith("ok: 6 releases, 7 article changes, 11 notes;")
+
+
+def test_fixture_page_constructs(site_only: Path) -> None:
+    import_page(PAGE, site_only)
+    changelog = load(site_only)
+    by_day = {rf.release.date.isoformat(): rf.release for rf in changelog.releases}
+    # Bold "Bài:", "**Bài**:" and plain "Bài:" are all articles; the context gives module 4.
+    november = by_day["2026-11-07"].groups[0]
+    assert (november.kind, november.module) == ("new", 4)
+    assert [a.number for a in november.articles] == ["6.1", "6.5", "6.6"]
+    assert november.articles[1].summary == (
+        "Dựng cụm Ray và bố trí rank, cách viết `--nnodes` đa tiến trình"
+    )
+    # A paragraph over a table: one note carrying the table.
+    outline = by_day["2026-07-06"].groups[0].notes[0]
+    assert outline.text == "Cập nhật dàn ý tutorial phần huấn luyện phân tán"
+    assert outline.table is not None and outline.table.header == ("Chương", "Nội dung chính")
+    # "*" bullets; CJK links; the module from the pages' section (/cuda/).
+    may = by_day["2026-05-12"].groups[0]
+    assert may.module == 2
+    assert may.articles[0].page == (
+        "https://caomaolufei.github.io/AIInfraGuide/cuda/模块二-cuda编程与算子优化/22-内存访问优化"
+    )
+    # A nested bullet is a detail; a malformed link stays text.
+    interview = by_day["2026-04-17"].groups[0].notes[0]
+    assert interview.details == ("Các công ty gồm ByteDance, Alibaba, Tencent, Baidu và nữa.",)
+    assert "\\[Duyệt online →\\](https://" in interview.text
+    # A bullet whose nested bullets are articles introduces their group.
+    series = by_day["2026-04-16"].groups[1]
+    assert (series.context, series.module) == ("Chuỗi Transformer:", 1)
+    assert [a.title for a in series.articles] == [
+        "Transformer 架构入门",
+        "Vì sao kỹ sư AI Infra phải hiểu Transformer",
+    ]
+    assert by_day["2026-04-16"].groups[0].notes[1].module == 1  # "Module 1 · ..."
+    # A link with a space and CJK characters in its target, as the original wrote it.
+    assert by_day["2026-04-15"].groups[0].notes[1].text == (
+        "Phát hành tổng quan [Lộ trình học AI Infra](</AIInfraGuide/guides/AI Infra学习路线>)"
+    )
+
+
+def test_ids_are_slugs_unique_per_day_and_kind_and_stable(site_only: Path, tmp_path: Path) -> None:
+    import_page(PAGE, site_only)
+    changelog = load(site_only)
+    series = changelog.releases[4].release.groups[1]
+    assert [a.id for a in series.articles] == [
+        "transformer-jia-gou-kuai-su-ru-men",
+        "31-ai-infra-gong-cheng-shi-wei-shen-me-bi-xu-dong",
+    ]
+    # Our page of those entries imports to the very same files, ids included.
+    again = tmp_path / "again"
+    again.mkdir()
+    shutil.copy(site_only / "site.toml", again / "site.toml")
+    page = tmp_path / "page.md"
+    page.write_bytes(render_page(changelog))
+    import_page(page, again)
+    assert release_files(again) == release_files(site_only)
+
+
+# -- round trips -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("entries", [SHIPPED_ENTRIES, SMALL_SITE], ids=["shipped", "small-site"])
+def test_round_trips(entries: Path, tmp_path: Path) -> None:
+    original = load(entries)
+    page = tmp_path / "update-log.md"
+    page.write_bytes(render_page(original))
+    imported_entries = tmp_path / "entries"
+    imported_entries.mkdir()
+    shutil.copy(entries / "site.toml", imported_entries / "site.toml")
+    report = import_page(page, imported_entries)
+    assert report.warnings == ()
+    imported = load(imported_entries)
+    # entries -> page -> import: the same entries apart from the generated ids.
+    assert without_ids(imported) == without_ids(original)
+    # page -> import -> page: the same page.
+    assert render_page(imported) == page.read_bytes()
+
+
+def test_shipped_round_trip_counts(tmp_path: Path, run_cli: RunCli) -> None:
+    page = tmp_path / "update-log.md"
+    page.write_bytes(render_page(load(SHIPPED_ENTRIES)))
+    entries = tmp_path / "entries"
+    entries.mkdir()
+    shutil.copy(SHIPPED_ENTRIES / "site.toml", entries / "site.toml")
+    code, out, err = run_cli("import", str(page), "--entries", str(entries))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == (
+        f"imported 36 releases (98 articles, 22 notes) from {page.as_posix()}"
+    )
+
+
+# -- problems ----------------------------------------------------------------------------
+
+KINDS = (
+    "'Nội dung mới', 'Điều chỉnh nội dung', 'Điều chỉnh cấu trúc', 'Cập nhật lớn', "
+    "'Cải thiện nội dung', 'Dự án lên sóng', 'Khởi tạo dự án'"
+)
+NO_MODULE = (
+    "has no module: link it to a page in a module's section of the site, start its group's "
+    "context line with 'Module N', or add <!-- infrafeed group module=N --> under its heading"
+)
+
+
+@pytest.mark.parametrize(
+    ("page", "expected"),
+    [
+        pytest.param(
+            "## 2026-11-07\n\n### Tin mới\n\n- Cập nhật README\n",
+            [
+                "page.md:3: heading: unknown change heading 'Tin mới'; "
+                f"site.toml's kinds are {KINDS}"
+            ],
+            id="unknown-kind",
+        ),
+        pytest.param(
+            "## Lời nói đầu\n\n### Nội dung mới\n\n- Cập nhật README\n",
+            [
+                "page.md:1: heading: 'Lời nói đầu' is not a release heading: write its date, "
+                "'## 2026-11-07', or '## 2026-11-07 (2)' for the second release of a day"
+            ],
+            id="not-a-release",
+        ),
+        pytest.param(
+            "## 2026-02-30\n\n### Nội dung mới\n\n- Cập nhật README\n",
+            ["page.md:1: heading: '2026-02-30' is not a valid date"],
+            id="bad-date",
+        ),
+        pytest.param(
+            "## 2026-11-07 (1)\n\n### Nội dung mới\n\n- Cập nhật README\n",
+            [
+                "page.md:1: heading: '2026-11-07 (1)': number a day's later releases from (2) "
+                "to (99); the first is '## 2026-11-07'"
+            ],
+            id="first-numbered",
+        ),
+        pytest.param(
+            "## 2026-11-07\n\n### Nội dung mới\n\n- a\n\n"
+            "## 2026-11-07\n\n### Nội dung mới\n\n- b\n",
+            [
+                "page.md:7: heading: a second '## 2026-11-07' heading (the first is on line 1); "
+                "the page lists releases newest first: write the upper one as '## 2026-11-07 (2)'"
+            ],
+            id="same-day-twice",
+        ),
+        pytest.param(
+            "## 2026-11-07\n\n- Cập nhật README\n",
+            [
+                "page.md:3: change: stands under no change kind heading: put it under a ### "
+                "heading such as 'Nội dung mới'"
+            ],
+            id="outside-kind",
+        ),
+        pytest.param(
+            "## 2026-11-07\n\n#### Ghi chú\n",
+            [
+                "page.md:3: heading: '#### Ghi chú' is neither a release (##) nor a change kind "
+                "(###) heading"
+            ],
+            id="deep-heading",
+        ),
+        pytest.param(
+            "## 2026-11-07\n\n### Điều chỉnh nội dung\n\n"
+            "- Bài: Chương 6 Suy luận phân tán | Lời dẫn chương viết lại\n",
+            [f"page.md:5: article: 'Chương 6 Suy luận phân tán' {NO_MODULE}"],
+            id="no-module",
+        ),
+        pytest.param(
+            "## 2026-11-07\n\n### Nội dung mới\n\n<!-- infrafeed group modul=4 -->\n\n- x\n",
+            ["page.md:5: annotation: unknown key 'modul'; here it may hold chapter, module"],
+            id="annotation-key",
+        ),
+        pytest.param(
+            "## 2026-11-07\n\n### Nội dung mới\n\n<!-- infrafeed group module=four -->\n\n- x\n",
+            [
+                "page.md:5: annotation: cannot read 'module=four'; write key=value pairs: "
+                'module=4, chapter=6, page="https://..."'
+            ],
+            id="annotation-syntax",
+        ),
+        pytest.param(
+            "## 2026-11-07\n\n### Nội dung mới\n\n<!-- infrafeed group module=9 -->\n\n"
+            "- **Bài:** 1.1 Mở đầu\n",
+            ["page.md:5: module: module 9 is not in site.toml (modules 1, 2, 3, 4)"],
+            id="unknown-module",
+        ),
+        pytest.param(
+            "## 2026-11-07\n\n### Nội dung mới\n\n<!-- infrafeed group module=4 -->\n\n"
+            "- **Bài:** | chỉ có tóm tắt\n",
+            ["page.md:7: article.title: must not be empty"],
+            id="empty-title",
+        ),
+        pytest.param(
+            "Chỉ có lời dẫn.\n",
+            [
+                "page.md: page: has no release to import: no heading such as '## 2026-11-07' "
+                "with changes under it"
+            ],
+            id="no-release",
+        ),
+    ],
+)
+def test_page_errors(page: str, expected: list[str]) -> None:
+    assert problems_of(page) == expected
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        pytest.param(
+            "- ![ảnh](/a.png) Cập nhật README",
+            ["page.md:5: warning: image 'ảnh' is not imported; its text is kept"],
+            id="image",
+        ),
+        pytest.param(
+            "- Cập nhật <br> README",
+            ["page.md:5: warning: inline HTML '<br>' is kept as text"],
+            id="inline-html",
+        ),
+        pytest.param(
+            "- Viết [thư](mailto:a@example.org)",
+            [
+                "page.md:5: warning: link target 'mailto:a@example.org' is refused (the "
+                "'mailto:' scheme is not allowed; use an http(s) URL or a site-relative path "
+                "such as /AIInfraGuide/cuda/); its text is kept"
+            ],
+            id="refused-link",
+        ),
+        pytest.param(
+            "- Xem [bài](/a b\n",
+            ["page.md:5: warning: malformed link '[bài](/a b' is kept as text"],
+            id="malformed-link",
+        ),
+        pytest.param(
+            "- Cập nhật README\n\n      code\n",
+            ["page.md:7: warning: code block in a bullet is not imported"],
+            id="code-block",
+        ),
+        pytest.param(
+            "- Cập nhật README\n\n<div>x</div>\n",
+            ["page.md:7: warning: HTML '<div>x</div>' is not imported"],
+            id="html-block",
+        ),
+    ],
+)
+def test_what_cannot_be_mapped_is_reported(body: str, expected: list[str]) -> None:
+    assert warnings_of(f"## 2026-11-07\n\n### Nội dung mới\n\n{body}\n") == expected
+
+
+def test_the_intro_is_checked_against_the_settings() -> None:
+    intro = SITE.page.intro
+    assert warnings_of(f"{intro}\n\n## 2026-11-07\n\n### Nội dung mới\n\n- x\n") == []
+    assert warnings_of("Một lời dẫn khác.\n\n## 2026-11-07\n\n### Nội dung mới\n\n- x\n") == [
+        "page.md:1: warning: text above the first release is not imported: the page's intro "
+        "belongs in site.toml [page] intro"
+    ]
+
+
+def test_an_article_after_notes_keeps_the_page_order() -> None:
+    page = (
+        "## 2026-11-07\n\n### Nội dung mới\n\nModule 2 · CUDA lên sóng:\n\n"
+        "- Ghi chú trước\n- **Bài:** 1.1 Sau ghi chú\n"
+    )
+    site = SITE
+    (release,) = to_releases(read_page(page, "page.md", site), site, "page.md")
+    groups = release.release.groups
+    assert [(len(g.articles), len(g.notes), g.module, g.context) for g in groups] == [
+        (0, 1, 2, "Module 2 · CUDA lên sóng:"),
+        (1, 0, 2, None),
+    ]
+
+
+def test_a_title_like_a_number_and_a_note_like_an_article_survive(tmp_path: Path) -> None:
+    page = (
+        "## 2026-11-07\n\n### Nội dung mới\n\n<!-- infrafeed group module=2 -->\n\n"
+        "- **Bài:** 3 cách đọc mã <!-- infrafeed unnumbered=true -->\n"
+        "- **Bài：** 2.1 Dấu hai chấm toàn độ rộng\n"
+        "- Bài: một ghi chú <!-- infrafeed note=true -->\n"
+    )
+    (release,) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
+    group = release.release.groups[0]
+    assert [(a.number, a.title) for a in group.articles] == [
+        (None, "3 cách đọc mã"),
+        ("2.1", "Dấu hai chấm toàn độ rộng"),
+    ]
+    assert [n.text for n in group.notes] == ["Bài: một ghi chú"]
+
+
+# -- files and the command line ----------------------------------------------------------
+
+
+def test_existing_release_files_are_kept_unless_overwrite(site_only: Path, run_cli: RunCli) -> None:
+    import_page(PAGE, site_only)
+    target = site_only / "2026" / "2026-04-15.toml"
+    target.write_text("# edited by hand\n", encoding="utf-8")
+    code, out, err = run_cli("import", str(PAGE), "--entries", str(site_only))
+    assert (code, out) == (1, "")
+    lines = err.splitlines()
+    assert lines[0] == (
+        f"{site_only.as_posix()}/2026/2026-04-15.toml: (file): already exists; "
+        "run again with --overwrite to replace it"
+    )
+    assert lines[-1] == "infrafeed: 6 problems in the entries; nothing was written"
+    assert target.read_text(encoding="utf-8") == "# edited by hand\n"
+    code, out, _ = run_cli("import", str(PAGE), "--entries", str(site_only), "--overwrite")
+    assert code == 0
+    assert target.read_text(encoding="utf-8").startswith("date = 2026-04-15\n")
+
+
+def test_cli_page_errors_write_nothing(site_only: Path, tmp_path: Path, run_cli: RunCli) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("## 2026-11-07\n\n### Tin mới\n\n- x\n\n## 2026-02-30\n", encoding="utf-8")
+    code, out, err = run_cli("import", str(page), "--entries", str(site_only))
+    name = page.as_posix()
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        f"{name}:3: heading: unknown change heading 'Tin mới'; site.toml's kinds are {KINDS}",
+        f"{name}:7: heading: '2026-02-30' is not a valid date",
+        f"infrafeed: 2 problems in {name}; nothing was written",
+    ]
+    assert release_files(site_only) == {}
+
+
+def test_cli_missing_page_and_missing_settings(
+    site_only: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    missing = tmp_path / "nope.md"
+    code, out, err = run_cli("import", str(missing), "--entries", str(site_only))
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        f"{missing.as_posix()}: (file): no such file",
+        f"infrafeed: 1 problem in {missing.as_posix()}; nothing was written",
+    ]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, err = run_cli("import", str(PAGE), "--entries", str(empty))
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        f"{empty.as_posix()}/site.toml: (file): is missing",
+        "infrafeed: 1 problem in the entries; nothing was written",
+    ]
+
+
+def test_cli_not_utf8(site_only: Path, tmp_path: Path, run_cli: RunCli) -> None:
+    page = tmp_path / "page.md"
+    page.write_bytes(b"## 2026-11-07\n\n\xff\n")
+    code, _, err = run_cli("import", str(page), "--entries", str(site_only))
+    assert code == 1
+    assert err.splitlines()[0] == (
+        f"{page.as_posix()}:3: (file): is not UTF-8 (byte 0xff); save the page as UTF-8"
+    )
+
+
+def test_cli_usage_error(run_cli: RunCli) -> None:
+    code, _, err = run_cli("import")
+    assert code == 2
+    assert "Missing argument 'PAGE'" in err
+
+
+# -- round trip on generated changelogs ----------------------------------------------------
+
+SMALL = load_site(SMALL_SITE)
+WORDS = st.text(
+    alphabet=st.sampled_from(list("ab xyz_*`[]()<>&|~#-+=.!\\:;1ạờ学«»")), min_size=1, max_size=24
+)
+LINE = WORDS.map(str.strip).filter(lambda t: bool(t) and "</" not in t)
+MARKDOWN = st.lists(LINE, min_size=1, max_size=2).map("\n".join)
+PAGES = st.sampled_from(
+    [
+        "https://example.org/guide/cuda/41-gemm",
+        "https://example.org/guide/prerequisites/模块一/Transformer架构快速入门",
+        "/guide/guides/AI Infra学习路线",
+        "/guide/a--b/(1)",
+    ]
+)
+
+
+def markdown_ok(text: str) -> bool:
+    try:
+        inline.parse(text)
+    except inline.MarkupError:
+        return False
+    return True
+
+
+MD = MARKDOWN.filter(markdown_ok)
+
+
+@st.composite
+def changelogs(draw: st.DrawFn) -> Changelog:
+    releases = []
+    for day, sequence in draw(
+        st.lists(
+            st.sampled_from([("2026-03-05", 1), ("2026-03-05", 2), ("2026-03-01", 1)]),
+            min_size=1,
+            max_size=3,
+            unique=True,
+        )
+    ):
+        groups = []
+        for _ in range(draw(st.integers(1, 2))):
+            module = draw(st.sampled_from([None, 1, 2]))
+            articles = tuple(
+                Article(
+                    id=f"a{i}",
+                    module=draw(st.sampled_from([None, 2])) if module else 1,
+                    chapter=draw(st.sampled_from([None, 3])),
+                    number=draw(st.sampled_from([None, "1.2", "3"])),
+                    title=draw(st.one_of(LINE, LINE.map(lambda t: f"3 {t}"))),
+                    summary=draw(st.none() | MD),
+                    page=draw(st.none() | PAGES),
+                )
+                for i in range(draw(st.integers(0, 2)))
+            )
+            notes = tuple(
+                Note(
+                    id=f"n{i}",
+                    module=draw(st.sampled_from([None, 1])),
+                    text=draw(st.one_of(MD, MD.map(lambda t: f"Bài: {t}"))),
+                    summary=draw(st.none() | MD),
+                    details=tuple(draw(st.lists(MD, max_size=2))),
+                    page=draw(st.none() | PAGES),
+                    table=draw(
+                        st.none()
+                        | st.builds(
+                            lambda h, c: Table(header=(h,), rows=((c,),)),
+                            LINE,
+                            MD.filter(lambda t: "\n" not in t),
+                        )
+                    ),
+                )
+                for i in range(draw(st.integers(0 if articles else 1, 2)))
+            )
+            groups.append(
+                Group(
+                    kind=draw(st.sampled_from(KIND_NAMES)),
+                    module=module,
+                    chapter=draw(st.sampled_from([None, 3])),
+                    context=draw(st.none() | MD),
+                    articles=articles,
+                    notes=notes,
+                )
+            )
+        release = Release(date=dt.date.fromisoformat(day), groups=tuple(groups))
+        releases.append(ReleaseFile(f"{day}-{sequence}.toml", sequence, release))
+    releases.sort(key=lambda r: (r.release.date, r.sequence), reverse=True)
+    return Changelog(SMALL, tuple(releases))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(changelogs())
+def test_generated_changelogs_round_trip(changelog: Changelog) -> None:
+    page = render_page(changelog)
+    parsed = read_page(page.decode("utf-8"), "page.md", SMALL)
+    assert parsed.warnings == []
+    imported = to_releases(parsed, SMALL, "page.md")
+    again = Changelog(
+        SMALL,
+        tuple(ReleaseFile(f"{r.anchor}.toml", r.sequence, r.release) for r in imported),
+    )
+    assert render_page(again) == page
+    # Emphasis CommonMark would not see (next to punctuation) is written as plain
+    # text, and a line break inside code as a space (see page_markdown's known
+    # limits): only then may the entries differ.
+    if not beyond_commonmark(changelog):
+        assert without_ids(again) == without_ids(changelog)
+
+
+def beyond_commonmark(changelog: Changelog) -> bool:
+    def walk(nodes: tuple[inline.Node, ...]) -> bool:
+        return any(
+            isinstance(n, inline.Emphasis | inline.Strong)
+            or (isinstance(n, inline.Code) and "\n" in n.code)
+            or (isinstance(n, inline.Link) and walk(n.children))
+            for n in nodes
+        )
+
+    texts = [
+        text
+        for rf in changelog.releases
+        for g in rf.release.groups
+        for text in (
+            g.context,
+            *(a.summary for a in g.articles),
+            *(t for n in g.notes for t in (n.text, n.summary, *n.details)),
+            *(c for n in g.notes if n.table for row in n.table.rows for c in row),
+        )
+        if text
+    ]
+    return any(walk(inline.parse(text)) for text in texts)
