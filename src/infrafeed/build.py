@@ -21,6 +21,7 @@ from .publish import Manifest, Report, Stage, commit, locked, outputs_intact, re
 
 if TYPE_CHECKING:
     from .items import Item
+    from .loader import ReleaseFile
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,9 @@ def build(
         items = build_items(changelog)
         specs = feed_specs(changelog.site)
         published = {spec.key: select_all(items, spec) for spec in specs}
-        feeds = guard(previous.feeds, published, allow_changes=allow_changes)
+        feeds = guard(
+            previous.feeds, published, allow_changes=allow_changes, releases=changelog.releases
+        )
 
         stage = Stage(out)
         try:
@@ -96,12 +99,14 @@ def guard(
     published: Mapping[str, Sequence[Item]],
     *,
     allow_changes: bool,
+    releases: Sequence[ReleaseFile] = (),
 ) -> dict[str, dict[str, str]]:
     """Refuse to drop or re-date items a feed already published; return the new id record.
 
     A feed that no longer exists is not checked (its removal is reported by
     publishing). Items that fell out of a feed because of ``max_items`` are
-    still selected, so they are not drops.
+    still selected, so they are not drops. ``releases`` lets a message about
+    a vanished item name the release file it was published from.
     """
     violations: list[str] = []
     record: dict[str, dict[str, str]] = {}
@@ -111,16 +116,31 @@ def guard(
         for item_id, date in sorted(previous.get(key, {}).items()):
             if item_id not in now:
                 violations.append(
-                    f"feed '{key}': item {item_id} (dated {date}) would disappear: its release "
-                    "file no longer has it, or it moved to another module or kind"
+                    f"feed '{key}': item {item_id} (dated {date}) would disappear: "
+                    f"{_where_it_was(item_id, releases)}; it was removed, or its id, kind "
+                    "or module changed"
                 )
             elif now[item_id] != date:
                 violations.append(
                     f"feed '{key}': item {item_id} ({sources[item_id]}) would change its date "
                     f"from {date} to {now[item_id]}: items of a release are one second apart in "
-                    "page order, so a change inserted before it re-dates it"
+                    "page order, so adding or removing a change before it re-dates it; add new "
+                    "changes after the published ones, or in a new release"
                 )
         record[key] = now
     if violations and not allow_changes:
         raise GuardError(violations)
     return record
+
+
+def _where_it_was(item_id: str, releases: Sequence[ReleaseFile]) -> str:
+    """Name the release file and field a published item came from, from its tag URI."""
+    # tag:<authority>,<minting date>:<release date>/<entry id>/<kind> (items.tag_uri)
+    parts = item_id.rsplit(":", 1)[-1].split("/")
+    if len(parts) != 3:
+        return "no entry has it any more"
+    day, entry_id, kind = parts
+    files = [rf.path for rf in releases if rf.release.date.isoformat() == day]
+    if not files:
+        return f"no release file is dated {day} any more"
+    return f"{' or '.join(files)} has no '{kind}' change with id = \"{entry_id}\" any more"
