@@ -7,11 +7,16 @@ feedgen's traps, handled here once (see STYLE.md):
 - the RSS channel ``<link>`` is the last link added: ``rel=self`` goes first;
 - RSS ``<author>`` needs an e-mail address, so items carry none (Atom has the
   feed's author, which W3C's validator requires);
+- RSS ``<description>`` is HTML to readers, and feedgen copies the plain-text
+  summary into it: we give it the summary HTML-escaped, so that a summary
+  reading ``<script>`` is shown, not run;
 - ``rss_file``/``atom_file`` write in place: we take the bytes and publish them
   atomically elsewhere.
 """
 
 from __future__ import annotations
+
+import html
 
 from feedgen.feed import FeedGenerator
 
@@ -56,6 +61,10 @@ def _feed(doc: FeedDocument) -> FeedGenerator:
         entry.link(href=item.link, rel="alternate", type="text/html")
         entry.published(item.published)
         entry.updated(item.published)
+        if item.summary:
+            # Order matters: description() also sets Atom <content>, which
+            # content() then replaces; summary() keeps a description already set.
+            entry.description(html.escape(item.summary, quote=False))
         entry.content(item.content_html, type="html")
         if item.summary:
             entry.summary(item.summary)
