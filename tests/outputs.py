@@ -73,8 +73,11 @@ def differing(a: Mapping[str, bytes], b: Mapping[str, bytes]) -> list[str]:
 
 def parse(path: Path) -> Any:
     """Parse one feed file strictly: an lxml element for XML, a dict for JSON."""
-    data = path.read_bytes()
-    if path.suffix == ".json":
+    return parse_bytes(path.name, path.read_bytes())
+
+
+def parse_bytes(name: str, data: bytes) -> Any:
+    if name.endswith(".json"):
         return json.loads(data.decode("utf-8"))
     return etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True))
 
@@ -93,7 +96,10 @@ def assert_feeds_valid(out: Path) -> None:
 
 
 def item_titles(path: Path) -> list[str]:
-    doc = parse(path)
+    return titles_of(parse(path))
+
+
+def titles_of(doc: Any) -> list[str]:
     if isinstance(doc, dict):
         return [item["title"] for item in doc["items"]]
     if doc.tag == "rss":
@@ -103,7 +109,10 @@ def item_titles(path: Path) -> list[str]:
 
 def html_fragments(path: Path) -> Iterator[tuple[str, str]]:
     """Every piece of a feed that a reader renders as HTML, with where it is."""
-    doc = parse(path)
+    return fragments_of(parse(path), str(path))
+
+
+def fragments_of(doc: Any, path: str) -> Iterator[tuple[str, str]]:
     if isinstance(doc, dict):
         for n, item in enumerate(doc["items"]):
             yield f"{path} items[{n}].content_html", item["content_html"]
