@@ -185,6 +185,19 @@ def test_symlinked_folder_leading_outside_is_refused(
     assert sorted(p.name for p in out.iterdir()) == [LOCK, "modules"]  # nothing published
 
 
+def test_symlink_loop_is_refused(small_site: Path, out: Path, build: Any) -> None:
+    out.mkdir()
+    (out / "modules").symlink_to("modules")
+    code, stdout, stderr = build(small_site)
+    assert (code, stdout) == (5, "")
+    target = out / "modules" / "prerequisites" / "feed.xml"
+    assert stderr == (
+        f"infrafeed: {target}: cannot be resolved (Symlink loop from '{target}'); "
+        "refusing to write\n"
+    )
+    assert leftovers(out) == []
+
+
 def test_files_infrafeed_did_not_write_survive_everything(
     small_site: Path, out: Path, build: Any
 ) -> None:

@@ -231,9 +231,13 @@ class Stage:
         target = self.out / candidate
         # Resolved, not compared as strings: a symlinked folder on the way
         # (output/modules -> /elsewhere) must not carry a write outside.
-        if not target.resolve().is_relative_to(self.root_resolved):
+        try:
+            resolved = target.resolve()
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop
+            raise PublishError(f"{target}: cannot be resolved ({exc}); refusing to write") from None
+        if not resolved.is_relative_to(self.root_resolved):
             raise PublishError(
-                f"{target}: resolves to {target.resolve()}, outside the output folder "
+                f"{target}: resolves to {resolved}, outside the output folder "
                 f"{self.root_resolved}; refusing to write (is a folder on the way a symlink?)"
             )
         return target
