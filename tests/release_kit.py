@@ -7,6 +7,7 @@ field and checks what a build makes of it.
 from __future__ import annotations
 
 import tomllib
+from pathlib import Path
 from typing import Any
 
 from conftest import SMALL_SITE
@@ -123,3 +124,17 @@ def tables(**values: str) -> tuple[dict[str, Any], dict[str, Any]]:
         container, key = PLACES[field]
         container(release)[key] = value
     return site, release
+
+
+def set_feeds(site_toml: Path, **settings: object) -> None:
+    """Set keys of site.toml's [feeds] table, whatever the fixture has there now."""
+    text = site_toml.read_text(encoding="utf-8")
+    head, _, rest = text.partition("\n[feeds]\n")
+    assert rest, f"{site_toml} has no [feeds] table"
+    body, nxt, tail = rest.partition("\n[")
+    lines = body.splitlines()
+    for key, value in settings.items():
+        shown = str(value).lower() if isinstance(value, bool) else repr(value)
+        lines = [line for line in lines if not line.startswith(f"{key} =")]
+        lines.append(f"{key} = {shown}")
+    site_toml.write_text(f"{head}\n[feeds]\n" + "\n".join(lines) + nxt + tail, encoding="utf-8")

