@@ -175,7 +175,7 @@ def test_sigkill_at_random_moments_leaves_whole_feeds(versions: Versions, tmp_pa
     duration = time.monotonic() - started
     assert full.returncode == 0
     current = "b"
-    rng = random.Random(20261130)
+    rng = random.Random(20261130)  # noqa: S311 (seeded, for repeatable kill times)
     for _ in range(12):
         new = "b" if current == "a" else "a"
         child = subprocess.Popen(

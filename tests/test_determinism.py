@@ -133,7 +133,7 @@ def test_file_creation_order_mtimes_and_location_change_nothing(
     # Created newest first, each with a random modification time, in a folder
     # at another depth: directory listings and stat results all differ.
     entries = tmp_path / "somewhere" / "else" / "entries"
-    rng = random.Random(4)
+    rng = random.Random(4)  # noqa: S311 (seeded, for repeatable mtimes)
     sources = sorted(p for p in SHIPPED_ENTRIES.rglob("*") if p.is_file())
     for source in reversed(sources):
         target = entries / source.relative_to(SHIPPED_ENTRIES)

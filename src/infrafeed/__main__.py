@@ -2,5 +2,4 @@
 
 from .cli import run
 
-if __name__ == "__main__":
-    run()
+run()
