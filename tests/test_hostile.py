@@ -12,8 +12,10 @@ request could carry, built through ``main()`` over a good previous build:
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 import unicodedata
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -31,6 +33,7 @@ from outputs import (
     item_titles,
     mtimes,
     parse,
+    run_infrafeed,
     tree,
     unsafe_markup,
 )
@@ -167,6 +170,63 @@ def test_hostile_file_is_a_clear_error_and_output_stays(
     assert (code, stdout) == (1, "")
     assert stderr.splitlines() == [
         f"{small_site.as_posix()}/{RELEASE_NAME}{message}",
+        "infrafeed: 1 problem in the entries; nothing was written",
+    ]
+    assert tree(published) == before and mtimes(published) == stamps
+
+
+OUTSIDE = "is a symbolic link to a file outside the entries folder; put the file itself here"
+NOT_A_FILE = "is not a regular file (a folder, device or FIFO)"
+
+
+def _link_to_dev_zero(path: Path, tmp_path: Path) -> None:
+    path.symlink_to("/dev/zero")
+
+
+def _link_to_a_good_release_outside(path: Path, tmp_path: Path) -> None:
+    (tmp_path / "elsewhere.toml").write_text(release_text(), encoding="utf-8")
+    path.symlink_to(tmp_path / "elsewhere.toml")
+
+
+def _link_loop(path: Path, tmp_path: Path) -> None:
+    path.symlink_to(path.name)
+
+
+def _fifo(path: Path, tmp_path: Path) -> None:
+    os.mkfifo(path)
+
+
+def _folder(path: Path, tmp_path: Path) -> None:
+    path.mkdir()
+
+
+# Release "files" that git or a server can hold and that are not files to read.
+NOT_FILES = [
+    ("symlink to /dev/zero", _link_to_dev_zero, OUTSIDE),
+    ("symlink to a release elsewhere", _link_to_a_good_release_outside, OUTSIDE),
+    ("symlink loop", _link_loop, "cannot be read: Too many levels of symbolic links"),
+    ("FIFO", _fifo, NOT_A_FILE),
+    ("folder", _folder, NOT_A_FILE),
+]
+
+
+@pytest.mark.parametrize(
+    ("make", "message"), [pytest.param(m, msg, id=case) for case, m, msg in NOT_FILES]
+)
+def test_what_is_not_a_file_inside_entries_is_refused_not_read(
+    small_site: Path,
+    published: Path,
+    tmp_path: Path,
+    make: Callable[[Path, Path], None],
+    message: str,
+) -> None:
+    """In a child process with a timeout: reading /dev/zero or a FIFO would never end."""
+    before, stamps = tree(published), age(published)
+    make(small_site / RELEASE_NAME, tmp_path)
+    done = run_infrafeed("build", "--entries", str(small_site), "--out", str(published), timeout=30)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines() == [
+        f"{small_site}/{RELEASE_NAME}: (file): {message}",
         "infrafeed: 1 problem in the entries; nothing was written",
     ]
     assert tree(published) == before and mtimes(published) == stamps

@@ -72,25 +72,34 @@ def build(
 
 
 def inputs_digest(entries: Path) -> str:
-    """A hash of everything the output depends on: infrafeed's version and every entry file."""
+    """A hash of everything the output depends on: infrafeed's version and every entry file.
+
+    A symbolic link counts by where it points, not by what it points at: the
+    loader reads only links that stay inside ``entries``, whose targets are
+    hashed on their own; anything else is refused there, and must not be read
+    here either (a link to /dev/zero or to a huge file elsewhere).
+    """
     digest = hashlib.sha256(f"infrafeed {__version__}\n".encode())
-    files = (
-        sorted(
-            (p for p in entries.rglob("*") if p.is_file()),
-            key=lambda p: p.relative_to(entries).as_posix(),
-        )
+    # Every path, whatever it is: a folder or FIFO named like a release file is
+    # something the loader reports, so it must not let a build take the fast path.
+    paths = (
+        sorted(entries.rglob("*"), key=lambda p: p.relative_to(entries).as_posix())
         if entries.is_dir()
         else []
     )
-    for path in files:
+    for path in paths:
         relative = path.relative_to(entries).as_posix()
-        digest.update(f"{len(relative)}:{relative}\n".encode())
+        digest.update(f"{len(relative)}:{relative}\n".encode(errors="surrogateescape"))
         try:
-            data = path.read_bytes()
+            if path.is_symlink():
+                digest.update(f"-> {path.readlink()}\n".encode(errors="surrogateescape"))
+            elif path.is_file():
+                with path.open("rb") as handle:
+                    digest.update(hashlib.file_digest(handle, "sha256").digest())
+            else:
+                digest.update(b"(folder)\n" if path.is_dir() else b"(not a file)\n")
         except OSError:
-            data = b"\xff(unreadable)"
-        digest.update(f"{len(data)}\n".encode())
-        digest.update(data)
+            digest.update(b"\xff(unreadable)")
     return digest.hexdigest()
 
 

@@ -9,7 +9,9 @@ a release file in one round instead of one error at a time.
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import stat
 import tomllib
 import types
 import typing
@@ -61,14 +63,14 @@ def load(entries: Path) -> Changelog:
     shown = _Shown(entries)
 
     site_path = entries / SITE_FILE
-    site = _read_toml(site_path, shown(site_path), problems)
+    site = _read_toml(site_path, shown(site_path), problems, entries)
     releases: dict[str, dict[str, Any]] = {}
     for path in _release_paths(entries):
         name = shown(path)
         if _RELEASE_NAME.match(path.name) is None:
             problems.append(_misnamed(name))
             continue
-        data = _read_toml(path, name, problems)
+        data = _read_toml(path, name, problems, entries)
         if data is not None:
             releases[name] = data
     return _assemble(site, shown(site_path), releases, problems)
@@ -173,15 +175,41 @@ def _release_paths(entries: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(entries).as_posix())
 
 
-def _read_toml(path: Path, name: str, problems: list[Problem]) -> dict[str, Any] | None:
+def _read_toml(path: Path, name: str, problems: list[Problem], root: Path) -> dict[str, Any] | None:
+    # Entries come from pull requests, and git carries symbolic links: a link
+    # to a file elsewhere on the server, or to /dev/zero, must not be read.
+    # (realpath, not Path.resolve, which raises on a symlink loop.)
+    if path.is_symlink() and not Path(os.path.realpath(path)).is_relative_to(
+        os.path.realpath(root)
+    ):
+        problems.append(
+            Problem(
+                name,
+                "(file)",
+                "is a symbolic link to a file outside the entries folder; put the file itself here",
+            )
+        )
+        return None
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            problems.append(
+                Problem(name, "(file)", "is not a regular file (a folder, device or FIFO)")
+            )
+            return None
+        with os.fdopen(fd, "rb") as handle:
+            # Read at most one byte more than allowed: the size stat() gives may lie
+            # (a file still growing), the limit may not.
+            raw = handle.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            size = max(info.st_size, len(raw))
             problems.append(
                 Problem(name, "(file)", f"is {size} bytes; the limit is {MAX_FILE_BYTES}")
             )
             return None
-        raw = path.read_bytes()
     except FileNotFoundError:
         problems.append(Problem(name, "(file)", "is missing"))
         return None
