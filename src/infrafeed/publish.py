@@ -450,10 +450,15 @@ def _link_or_copy(source: Path, backup: Path) -> None:
 
 
 def _sha256_of(path: Path) -> str | None:
+    """The file's hash, or None when there is no file to read there.
+
+    Unreadable counts as different: the file is then replaced (ours) or kept
+    (a vanished feed's), never deleted on a guess.
+    """
     try:
         with path.open("rb") as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+    except OSError:
         return None
 
 
