@@ -175,13 +175,15 @@ def _release_paths(entries: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(entries).as_posix())
 
 
-def _read_toml(path: Path, name: str, problems: list[Problem], root: Path) -> dict[str, Any] | None:
+def _read_toml(
+    path: Path, name: str, problems: list[Problem], root: Path | None = None
+) -> dict[str, Any] | None:
+    """Parse one TOML file below ``root`` (the entries folder; by default its folder)."""
     # Entries come from pull requests, and git carries symbolic links: a link
     # to a file elsewhere on the server, or to /dev/zero, must not be read.
     # (realpath, not Path.resolve, which raises on a symlink loop.)
-    if path.is_symlink() and not Path(os.path.realpath(path)).is_relative_to(
-        os.path.realpath(root)
-    ):
+    inside = os.path.realpath(root if root is not None else path.parent)
+    if path.is_symlink() and not Path(os.path.realpath(path)).is_relative_to(inside):
         problems.append(
             Problem(
                 name,
