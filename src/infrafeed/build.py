@@ -3,7 +3,8 @@
 This module wires the stages together; each stage lives in its own module.
 A build whose inputs (entry files, settings, infrafeed's version) hash the
 same as last time, and whose outputs are on disk as it left them, stops
-before loading anything: the cron job's usual case costs a few stats.
+before loading anything: the cron job's usual case reads a few files and
+imports neither pydantic nor feedgen.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import GuardError
-from .publish import Manifest, Report, Stage, commit, locked, outputs_intact
+from .publish import Manifest, Report, Stage, commit, locked, outputs_intact, remove_leftovers
 
 if TYPE_CHECKING:
     from .items import Item
+    from .loader import ReleaseFile
     from .websub import Notification
 
 
@@ -45,6 +47,9 @@ def build(
     document whose bytes changed, once the output is published.
     """
     with locked(out, lock_wait):
+        # Every time, not only when rendering: a build killed after its last
+        # write leaves a staging folder that a no-op build must also remove.
+        remove_leftovers(out)
         previous = Manifest.read(out)
         inputs = inputs_digest(entries)
         if previous.inputs == inputs and outputs_intact(out, previous.files):
@@ -63,7 +68,9 @@ def build(
         specs = feed_specs(site)
         # A feed and its archives are one: select_all is the whole history.
         published = {spec.key: select_all(items, spec) for spec in specs}
-        feeds = guard(previous.feeds, published, allow_changes=allow_changes)
+        feeds = guard(
+            previous.feeds, published, allow_changes=allow_changes, releases=changelog.releases
+        )
         archived = {spec.key for spec in specs if had_archives(spec, previous.files)}
         late = late_additions(previous.feeds, published, archived)
         if late and not allow_changes:
@@ -92,25 +99,34 @@ def build(
 
 
 def inputs_digest(entries: Path) -> str:
-    """A hash of everything the output depends on: infrafeed's version and every entry file."""
+    """A hash of everything the output depends on: infrafeed's version and every entry file.
+
+    A symbolic link counts by where it points, not by what it points at: the
+    loader reads only links that stay inside ``entries``, whose targets are
+    hashed on their own; anything else is refused there, and must not be read
+    here either (a link to /dev/zero or to a huge file elsewhere).
+    """
     digest = hashlib.sha256(f"infrafeed {__version__}\n".encode())
-    files = (
-        sorted(
-            (p for p in entries.rglob("*") if p.is_file()),
-            key=lambda p: p.relative_to(entries).as_posix(),
-        )
+    # Every path, whatever it is: a folder or FIFO named like a release file is
+    # something the loader reports, so it must not let a build take the fast path.
+    paths = (
+        sorted(entries.rglob("*"), key=lambda p: p.relative_to(entries).as_posix())
         if entries.is_dir()
         else []
     )
-    for path in files:
+    for path in paths:
         relative = path.relative_to(entries).as_posix()
-        digest.update(f"{len(relative)}:{relative}\n".encode())
+        digest.update(f"{len(relative)}:{relative}\n".encode(errors="surrogateescape"))
         try:
-            data = path.read_bytes()
+            if path.is_symlink():
+                digest.update(f"-> {path.readlink()}\n".encode(errors="surrogateescape"))
+            elif path.is_file():
+                with path.open("rb") as handle:
+                    digest.update(hashlib.file_digest(handle, "sha256").digest())
+            else:
+                digest.update(b"(folder)\n" if path.is_dir() else b"(not a file)\n")
         except OSError:
-            data = b"\xff(unreadable)"
-        digest.update(f"{len(data)}\n".encode())
-        digest.update(data)
+            digest.update(b"\xff(unreadable)")
     return digest.hexdigest()
 
 
@@ -119,12 +135,14 @@ def guard(
     published: Mapping[str, Sequence[Item]],
     *,
     allow_changes: bool,
+    releases: Sequence[ReleaseFile] = (),
 ) -> dict[str, dict[str, str]]:
     """Refuse to drop or re-date items a feed already published; return the new id record.
 
     A feed that no longer exists is not checked (its removal is reported by
     publishing). Items that fell out of a feed because of ``max_items`` are
-    still selected, so they are not drops.
+    still selected, so they are not drops. ``releases`` lets a message about
+    a vanished item name the release file it was published from.
     """
     violations: list[str] = []
     record: dict[str, dict[str, str]] = {}
@@ -134,16 +152,31 @@ def guard(
         for item_id, date in sorted(previous.get(key, {}).items()):
             if item_id not in now:
                 violations.append(
-                    f"feed '{key}': item {item_id} (dated {date}) would disappear: its release "
-                    "file no longer has it, or it moved to another module or kind"
+                    f"feed '{key}': item {item_id} (dated {date}) would disappear: "
+                    f"{_where_it_was(item_id, releases)}; it was removed, or its id, kind "
+                    "or module changed"
                 )
             elif now[item_id] != date:
                 violations.append(
                     f"feed '{key}': item {item_id} ({sources[item_id]}) would change its date "
                     f"from {date} to {now[item_id]}: items of a release are one second apart in "
-                    "page order, so a change inserted before it re-dates it"
+                    "page order, so adding or removing a change before it re-dates it; add new "
+                    "changes after the published ones, or in a new release"
                 )
         record[key] = now
     if violations and not allow_changes:
         raise GuardError(violations)
     return record
+
+
+def _where_it_was(item_id: str, releases: Sequence[ReleaseFile]) -> str:
+    """Name the release file and field a published item came from, from its tag URI."""
+    # tag:<authority>,<minting date>:<release date>/<entry id>/<kind> (items.tag_uri)
+    parts = item_id.rsplit(":", 1)[-1].split("/")
+    if len(parts) != 3:
+        return "no entry has it any more"
+    day, entry_id, kind = parts
+    files = [rf.path for rf in releases if rf.release.date.isoformat() == day]
+    if not files:
+        return f"no release file is dated {day} any more"
+    return f"{' or '.join(files)} has no '{kind}' change with id = \"{entry_id}\" any more"

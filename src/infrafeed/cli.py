@@ -142,7 +142,12 @@ def new(entries: Path, date_text: str | None) -> None:
     help="Notify the WebSub hub (site.toml [feeds] hub) of every feed that changed. "
     "A hub failure is reported but does not fail the build.",
 )
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success (for cron).")
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Print nothing on success (for cron); errors and warnings still go to stderr.",
+)
 def build(
     entries: Path, out: Path, allow_changes: bool, lock_wait: float, ping: bool, quiet: bool
 ) -> None:
@@ -162,24 +167,30 @@ def build(
 
     result = run_build(entries, out, allow_changes=allow_changes, lock_wait=lock_wait, ping=ping)
     _report_pings(result, ping, quiet)
-    if quiet:
-        return
     report = result.report
-    if not report.changed:
-        click.echo(f"unchanged: {len(report.unchanged)} files")
-    if report.written:
-        click.echo(f"wrote {len(report.written)} files: {', '.join(report.written)}")
-        if report.unchanged:
-            click.echo(f"unchanged: {len(report.unchanged)} files")
-    if report.removed:
-        click.echo(
-            f"removed {len(report.removed)} files of feeds no longer configured: "
-            f"{', '.join(report.removed)}"
-        )
+    # Warnings print even with --quiet: each is said once (the file is then
+    # forgotten), and it is what a cron job's mail is for.
     for relative in report.kept:
         click.echo(
-            f"warning: left {relative} in place: it changed since infrafeed wrote it", err=True
+            f"warning: left {relative} in place: it changed since infrafeed wrote it, "
+            "so it is no longer infrafeed's",
+            err=True,
         )
+    if quiet:
+        return
+    if report.written:
+        click.echo(f"wrote {_files(report.written)}: {', '.join(report.written)}")
+    if report.removed:
+        click.echo(
+            f"removed {_files(report.removed)} of feeds no longer configured: "
+            f"{', '.join(report.removed)}"
+        )
+    if report.unchanged or not report.changed:
+        click.echo(f"unchanged: {_files(report.unchanged)}")
+
+
+def _files(names: Sequence[str]) -> str:
+    return f"{len(names)} file{'' if len(names) == 1 else 's'}"
 
 
 def _report_pings(result: BuildResult, ping: bool, quiet: bool) -> None:

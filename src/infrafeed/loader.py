@@ -9,13 +9,15 @@ a release file in one round instead of one error at a time.
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import stat
 import tomllib
 import types
 import typing
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -61,28 +63,65 @@ def load(entries: Path) -> Changelog:
     shown = _Shown(entries)
 
     site_path = entries / SITE_FILE
-    site: Site | None = None
-    data = _read_toml(site_path, shown(site_path), problems)
-    if data is not None:
-        site = _validate(Site, data, shown(site_path), problems)
-
-    releases: list[ReleaseFile] = []
+    site = _read_toml(site_path, shown(site_path), problems, entries)
+    releases: dict[str, dict[str, Any]] = {}
     for path in _release_paths(entries):
         name = shown(path)
-        match = _RELEASE_NAME.match(path.name)
-        if match is None:
-            problems.append(
-                Problem(
-                    name,
-                    "(file name)",
-                    "a release file is named by its date, YYYY-MM-DD.toml "
-                    "(or YYYY-MM-DD-2.toml for a second release that day)",
-                )
-            )
+        if _RELEASE_NAME.match(path.name) is None:
+            problems.append(_misnamed(name))
             continue
-        data = _read_toml(path, name, problems)
-        if data is None:
-            continue
+        data = _read_toml(path, name, problems, entries)
+        if data is not None:
+            releases[name] = data
+    return _assemble(site, shown(site_path), releases, problems)
+
+
+def from_data(
+    site: Mapping[str, Any],
+    releases: Mapping[str, Mapping[str, Any]],
+    *,
+    site_name: str = SITE_FILE,
+) -> Changelog:
+    """Validate settings and releases already read as TOML tables, as :func:`load` does.
+
+    ``releases`` maps each release's file name (as messages should show it,
+    e.g. ``entries/2026/2026-11-07.toml``) to its table. For tools and tests
+    that hold entries in memory, including text no TOML file can carry.
+    """
+    problems: list[Problem] = []
+    tables: dict[str, dict[str, Any]] = {}
+    for name, data in releases.items():
+        if _RELEASE_NAME.match(PurePosixPath(name).name) is None:
+            problems.append(_misnamed(name))
+        else:
+            tables[name] = dict(data)
+    return _assemble(dict(site), site_name, tables, problems)
+
+
+def _misnamed(name: str) -> Problem:
+    return Problem(
+        name,
+        "(file name)",
+        "a release file is named by its date, YYYY-MM-DD.toml "
+        "(or YYYY-MM-DD-2.toml for a second release that day)",
+    )
+
+
+def _assemble(
+    site_data: dict[str, Any] | None,
+    site_name: str,
+    release_data: Mapping[str, dict[str, Any]],
+    problems: list[Problem],
+) -> Changelog:
+    site: Site | None = None
+    if site_data is not None:
+        site = _validate(Site, site_data, site_name, problems)
+
+    releases: list[ReleaseFile] = []
+    for name, data in release_data.items():
+        file_name = PurePosixPath(name).name
+        match = _RELEASE_NAME.match(file_name)
+        assert match is not None  # misnamed files were reported before reading
         release = _validate(Release, data, name, problems)
         if release is None:
             continue
@@ -91,7 +130,7 @@ def load(entries: Path) -> Changelog:
                 Problem(
                     name,
                     "date",
-                    f"is {release.date.isoformat()} but the file is named {path.name}; "
+                    f"is {release.date.isoformat()} but the file is named {file_name}; "
                     "make the date and the file name agree",
                 )
             )
@@ -148,15 +187,43 @@ def _release_paths(entries: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(entries).as_posix())
 
 
-def _read_toml(path: Path, name: str, problems: list[Problem]) -> dict[str, Any] | None:
+def _read_toml(
+    path: Path, name: str, problems: list[Problem], root: Path | None = None
+) -> dict[str, Any] | None:
+    """Parse one TOML file below ``root`` (the entries folder; by default its folder)."""
+    # Entries come from pull requests, and git carries symbolic links: a link
+    # to a file elsewhere on the server, or to /dev/zero, must not be read.
+    # (realpath, not Path.resolve, which raises on a symlink loop.)
+    inside = os.path.realpath(root if root is not None else path.parent)
+    if path.is_symlink() and not Path(os.path.realpath(path)).is_relative_to(inside):
+        problems.append(
+            Problem(
+                name,
+                "(file)",
+                "is a symbolic link to a file outside the entries folder; put the file itself here",
+            )
+        )
+        return None
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            problems.append(
+                Problem(name, "(file)", "is not a regular file (a folder, device or FIFO)")
+            )
+            return None
+        with os.fdopen(fd, "rb") as handle:
+            # Read at most one byte more than allowed: the size stat() gives may lie
+            # (a file still growing), the limit may not.
+            raw = handle.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            size = max(info.st_size, len(raw))
             problems.append(
                 Problem(name, "(file)", f"is {size} bytes; the limit is {MAX_FILE_BYTES}")
             )
             return None
-        raw = path.read_bytes()
     except FileNotFoundError:
         problems.append(Problem(name, "(file)", "is missing"))
         return None

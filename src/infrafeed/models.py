@@ -38,15 +38,17 @@ MAX_ITEMS_PER_RELEASE = 3_600  # items of a release are one second apart (see it
 # XML 1.0 (section 2.2) allows TAB, LF, CR and these ranges; C1 controls and
 # noncharacters are allowed but discouraged, and feed validators warn on them.
 _XML_FORBIDDEN = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]"
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
+    + "".join(f"{chr(p + 0xFFFE)}{chr(p + 0xFFFF)}" for p in range(0x10000, 0x110000, 0x10000))
+    + "]"
 )
 _LINE_BREAK = re.compile("[\r\n\t\u2028\u2029]")
-_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_NUMBER = re.compile(r"^[0-9]+(?:\.[0-9]+)*$")
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)*")
 
 
-def _text(value: str, *, max_len: int, one_line: bool) -> str:
-    value = unicodedata.normalize("NFC", value)
+def _xml_chars(value: str) -> str:
+    # Checked before normalising, so that the message names the character as typed.
     bad = _XML_FORBIDDEN.search(value)
     if bad:
         raise PydanticCustomError(
@@ -54,6 +56,11 @@ def _text(value: str, *, max_len: int, one_line: bool) -> str:
             "contains the character U+{code}, which XML 1.0 forbids in a feed; remove it",
             {"code": f"{ord(bad.group()):04X}"},
         )
+    return unicodedata.normalize("NFC", value)
+
+
+def _text(value: str, *, max_len: int, one_line: bool) -> str:
+    value = _xml_chars(value)
     if not value.strip():
         raise PydanticCustomError("empty_text", "must not be empty")
     if value != value.strip():
@@ -120,29 +127,35 @@ def _markdown_text(value: str) -> str:
     return _markdown(value, max_len=MAX_TEXT, one_line=False)
 
 
+def _shown(value: str) -> str:
+    """``value`` for a message: invisible characters (newline, NUL...) as escapes."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value)
+
+
 def _slug(value: str) -> str:
-    if not _SLUG.match(value) or len(value) > 80:
+    # fullmatch: with match, "$" would also accept a trailing newline ("cuda\n").
+    if not _SLUG.fullmatch(value) or len(value) > 80:
         raise PydanticCustomError(
             "slug",
             "'{value}' is not a slug: use 1-80 lowercase ASCII letters, digits and single "
             "hyphens, e.g. 'cuda-reduce-optimization'",
-            {"value": value[:100]},
+            {"value": _shown(value[:100])},
         )
     return value
 
 
 def _number(value: str) -> str:
-    if not _NUMBER.match(value) or len(value) > 20:
+    if not _NUMBER.fullmatch(value) or len(value) > 20:
         raise PydanticCustomError(
             "article_number",
             '\'{value}\' is not an article number: write it as printed, e.g. "6.1" or "12"',
-            {"value": value[:100]},
+            {"value": _shown(value[:100])},
         )
     return value
 
 
 def _reference(value: str) -> str:
-    value = unicodedata.normalize("NFC", value)
+    value = _xml_chars(value)
     problem = check_reference(value)
     if problem is not None:
         raise PydanticCustomError("bad_url", "{problem}", {"problem": problem})

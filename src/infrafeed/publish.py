@@ -3,12 +3,15 @@
 A build stages every file in a private folder inside ``output/`` (same file
 system, so the final ``os.replace`` is atomic), then moves into place only
 the files whose bytes changed. Readers of ``output/`` see either the old or
-the new version of each file, never a partial one; a crash leaves at worst a
-staging folder, which the next build removes.
+the new version of each file, never a partial one. An error while moving
+files into place puts back the ones already moved, so a failed build leaves
+the previous output as it was; a killed build leaves at worst a staging
+folder, which the next build removes.
 
 The manifest (``.infrafeed-manifest.json``) records what infrafeed wrote,
 with a hash of each file, and the ids of every item each feed published.
-Only files listed there are ever deleted.
+Only files listed there are ever deleted. It holds no time stamps, so that
+two builds of the same entries leave byte-identical output folders.
 """
 
 from __future__ import annotations
@@ -19,11 +22,12 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .errors import LockBusy, PublishError
@@ -33,15 +37,20 @@ LOCK = ".infrafeed.lock"
 STAGING_PREFIX = ".infrafeed-staging-"
 MANIFEST_VERSION = 1
 
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+# Backups of the files a build replaces, kept until the build has finished,
+# so that a failure half-way can put them back. Inside the staging folder,
+# whose other entries are feed paths (never hidden names).
+_BACKUP = ".previous"
+
 
 @dataclass(frozen=True)
 class FileRecord:
     sha256: str
     size: int
-    mtime_ns: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"sha256": self.sha256, "size": self.size, "mtime_ns": self.mtime_ns}
+        return {"sha256": self.sha256, "size": self.size}
 
 
 @dataclass
@@ -56,22 +65,55 @@ class Manifest:
     def read(cls, out: Path) -> Manifest:
         path = out / MANIFEST
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_bytes().decode("utf-8"))
+            return cls._from_json(data)
         except FileNotFoundError:
             return cls()
         except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
             raise PublishError(
-                f"{path}: cannot read the manifest ({exc}); it records which files "
+                f"{path}: cannot read the manifest ({reason}); it records which files "
                 "infrafeed owns. Restore it from a backup, or delete it to let the "
                 "next build start over (files will then be overwritten, never deleted)"
             ) from None
+
+    @classmethod
+    def _from_json(cls, data: Any) -> Manifest:
+        # A manifest decides what may be deleted: anything unexpected in it is
+        # an error, never a guess.
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
         if data.get("version") != MANIFEST_VERSION:
-            raise PublishError(f"{path}: unknown manifest version {data.get('version')!r}")
-        files = {
-            name: FileRecord(rec["sha256"], rec["size"], rec["mtime_ns"])
-            for name, rec in data.get("files", {}).items()
-        }
-        return cls(files=files, feeds=data.get("feeds", {}), inputs=data.get("inputs"))
+            raise ValueError(f"unknown manifest version {data.get('version')!r}")
+        files: dict[str, FileRecord] = {}
+        raw_files = data.get("files", {})
+        if not isinstance(raw_files, dict):
+            raise ValueError("'files' is not an object")
+        for name, rec in raw_files.items():
+            if safe_relative(name) is None:
+                raise ValueError(f"'files' lists {name!r}, which is not a path inside the folder")
+            if not (
+                isinstance(rec, dict)
+                and isinstance(rec.get("sha256"), str)
+                and _SHA256.fullmatch(rec["sha256"])
+                and type(rec.get("size")) is int
+            ):
+                raise ValueError(f"'files' has a damaged record for {name!r}")
+            files[name] = FileRecord(rec["sha256"], rec["size"])
+        feeds = data.get("feeds", {})
+        if not (
+            isinstance(feeds, dict)
+            and all(
+                isinstance(ids, dict)
+                and all(isinstance(k, str) and isinstance(v, str) for k, v in ids.items())
+                for ids in feeds.values()
+            )
+        ):
+            raise ValueError("'feeds' is damaged")
+        inputs = data.get("inputs")
+        if inputs is not None and not isinstance(inputs, str):
+            raise ValueError("'inputs' is damaged")
+        return cls(files=files, feeds=feeds, inputs=inputs)
 
     def to_bytes(self) -> bytes:
         data = {
@@ -95,6 +137,18 @@ class Report:
         return bool(self.written or self.removed)
 
 
+def safe_relative(name: str) -> PurePosixPath | None:
+    """``name`` as a path below a folder, or None if it could lead anywhere else."""
+    if not name or "\x00" in name or "\\" in name:
+        return None
+    path = PurePosixPath(name)
+    if path.is_absolute() or any(part in ("..", ".") for part in path.parts):
+        return None
+    if path.as_posix() != name:  # "a//b", "a/", "./a": not how infrafeed names files
+        return None
+    return path
+
+
 @contextlib.contextmanager
 def locked(out: Path, wait_seconds: float) -> Iterator[None]:
     """Hold the output folder's lock; a second build waits up to ``wait_seconds``.
@@ -102,32 +156,55 @@ def locked(out: Path, wait_seconds: float) -> Iterator[None]:
     ``flock`` is released by the kernel when the holder dies, so the lock of a
     killed build never blocks the next one.
     """
+    path = out / LOCK
     try:
         out.mkdir(parents=True, exist_ok=True)
-        handle = (out / LOCK).open("a+b")
+        # O_NOFOLLOW: a symlink planted at the lock's name must not make us
+        # create a file outside the output folder.
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     except OSError as exc:
         raise PublishError(
-            f"{out}: cannot create the output folder's lock: {exc.strerror}"
+            f"{path}: cannot create the output folder's lock: {exc.strerror}"
         ) from None
-    with handle:
+    try:
         deadline = time.monotonic() + wait_seconds
         while True:
             try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except OSError as exc:
                 if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise
+                    raise PublishError(
+                        f"{path}: cannot lock the output folder: {exc.strerror}"
+                    ) from None
                 if time.monotonic() >= deadline:
                     raise LockBusy(
-                        f"{out / LOCK}: another infrafeed build is running on this output "
+                        f"{path}: another infrafeed build is running on this output "
                         f"folder (waited {wait_seconds:g}s); try again later"
                     ) from None
-                time.sleep(0.1)
+                time.sleep(0.05)
         try:
             yield
         finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def remove_leftovers(out: Path) -> None:
+    """Remove what killed builds left: staging folders and manifest temp files.
+
+    Only called under the lock, so no other build's staging folder is live.
+    """
+    for path in out.glob(f"{STAGING_PREFIX}*"):
+        if path.is_symlink() or not path.is_dir():
+            with contextlib.suppress(OSError):
+                path.unlink()
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+    for path in out.glob(f"{MANIFEST}.*.tmp"):
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 class Stage:
@@ -136,135 +213,213 @@ class Stage:
     def __init__(self, out: Path) -> None:
         self.out = out
         self.root_resolved = out.resolve()
-        _remove_stale_staging(out)
         self.dir = out / f"{STAGING_PREFIX}{os.getpid()}"
-        self.dir.mkdir()
-        self.hashes: dict[str, str] = {}
+        try:
+            self.dir.mkdir()
+        except OSError as exc:
+            raise PublishError(
+                f"{self.dir}: cannot create the staging folder ({exc.strerror}); "
+                "the published output is unchanged"
+            ) from None
+        self.records: dict[str, FileRecord] = {}
 
     def target(self, relative: str) -> Path:
         """The final path of ``relative``, refused if it would leave the output folder."""
-        candidate = Path(relative)
-        if candidate.is_absolute() or ".." in candidate.parts or "\x00" in relative:
+        candidate = safe_relative(relative)
+        if candidate is None:
             raise PublishError(f"{relative!r}: refusing a path outside the output folder")
         target = self.out / candidate
-        if not target.resolve().is_relative_to(self.root_resolved):
-            raise PublishError(f"{target}: resolves outside the output folder; refusing to write")
+        # Resolved, not compared as strings: a symlinked folder on the way
+        # (output/modules -> /elsewhere) must not carry a write outside.
+        try:
+            resolved = target.resolve()
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop
+            raise PublishError(f"{target}: cannot be resolved ({exc}); refusing to write") from None
+        if not resolved.is_relative_to(self.root_resolved):
+            raise PublishError(
+                f"{target}: resolves to {resolved}, outside the output folder "
+                f"{self.root_resolved}; refusing to write (is a folder on the way a symlink?)"
+            )
         return target
 
     def write(self, relative: str, data: bytes) -> None:
-        self.target(relative)
+        target = self.target(relative)
         staged = self.dir / relative
         try:
             staged.parent.mkdir(parents=True, exist_ok=True)
-            with staged.open("wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
+            _write_new_file(staged, data)
         except OSError as exc:
             raise PublishError(
-                f"{self.target(relative)}: could not stage the new version "
-                f"({exc.strerror}); the published output is unchanged"
+                f"{target}: could not stage the new version ({exc.strerror}); "
+                "the published output is unchanged"
             ) from None
-        self.hashes[relative] = hashlib.sha256(data).hexdigest()
+        self.records[relative] = FileRecord(hashlib.sha256(data).hexdigest(), len(data))
 
     def cleanup(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def _remove_stale_staging(out: Path) -> None:
-    # Only called under the lock, so no other build's staging folder is live.
-    for path in out.glob(f"{STAGING_PREFIX}*"):
-        shutil.rmtree(path, ignore_errors=True)
-    for path in out.glob(f"{MANIFEST}.*.tmp"):
-        with contextlib.suppress(OSError):
-            path.unlink()
 
 
 def commit(stage: Stage, previous: Manifest, manifest: Manifest) -> Report:
     """Move changed staged files into place, remove vanished ones, write the manifest.
 
     ``manifest`` arrives with ``feeds`` and ``inputs`` filled in; its ``files``
-    are filled here.
+    are filled here. Every path is checked before anything is touched. All or
+    nothing: an error at any step puts back every file already moved, and the
+    new manifest, written last, is the point of no return.
     """
     out = stage.out
-    written: list[str] = []
-    unchanged: list[str] = []
-    for relative in sorted(stage.hashes):
-        target = stage.target(relative)
-        if _sha256_of(target) == stage.hashes[relative]:
-            unchanged.append(relative)
+    records = stage.records
+    targets = {relative: stage.target(relative) for relative in sorted(records)}
+    vanished = {r: stage.target(r) for r in sorted(set(previous.files) - set(records))}
+    written = [r for r, t in targets.items() if _sha256_of(t) != records[r].sha256]
+    unchanged = [r for r in targets if r not in written]
+    removed: list[str] = []
+    kept: list[str] = []
+    for relative, target in vanished.items():
+        if not target.is_file():
+            continue
+        if _sha256_of(target) == previous.files[relative].sha256:
+            removed.append(relative)
         else:
-            written.append(relative)
+            kept.append(relative)  # changed by someone else since: not ours to delete
 
-    vanished = sorted(set(previous.files) - set(stage.hashes))
-    # Record intent first: if this build dies mid-way, the next one still knows
-    # that the files about to appear are infrafeed's.
+    manifest.files = dict(records)
+    final = manifest.to_bytes()
+    if not written and not removed:
+        if final != _read_or_none(out / MANIFEST):
+            _write_manifest(out, final)
+        return Report((), tuple(unchanged), (), tuple(kept))
+
+    # Record intent first: if this build dies mid-way, the next one still
+    # knows that the files about to appear are infrafeed's.
     intent = Manifest(
-        files={**previous.files, **{r: FileRecord(stage.hashes[r], 0, 0) for r in written}},
+        files={**previous.files, **{r: records[r] for r in written}},
         feeds=previous.feeds,
         inputs=None,
     )
-    if written:
-        _write_manifest(out, intent)
+    undo = _Undo(stage)
+    try:
+        undo.keep(out / MANIFEST)
+        _write_manifest(out, intent.to_bytes())
+        for relative in written:
+            undo.replace(stage.dir / relative, targets[relative])
+        for relative in removed:
+            undo.remove(vanished[relative])
+        _write_manifest(out, final)
+    except PublishError as exc:
+        raise PublishError(f"{exc}; {undo.rollback()}") from None
 
-    for relative in written:
-        target = stage.target(relative)
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            (stage.dir / relative).replace(target)
-        except OSError as exc:
-            raise PublishError(
-                f"{target}: could not be replaced ({exc.strerror}); files before it in "
-                "this build were updated, each complete, the rest are as before"
-            ) from None
-    for folder in {stage.target(r).parent for r in written}:
+    for folder in sorted({targets[r].parent for r in written}):
         _fsync_dir(folder)
-
-    removed: list[str] = []
-    kept: list[str] = []
-    for relative in vanished:
-        target = stage.target(relative)
-        record = previous.files[relative]
-        if not target.exists():
-            continue
-        if _sha256_of(target) != record.sha256:
-            kept.append(relative)  # changed by someone else since: not ours to delete
-            continue
-        target.unlink()
-        removed.append(relative)
-        _remove_empty_parents(target.parent, out)
-
-    manifest.files = {}
-    for relative in sorted(stage.hashes):
-        stat = stage.target(relative).stat()
-        manifest.files[relative] = FileRecord(
-            stage.hashes[relative], stat.st_size, stat.st_mtime_ns
-        )
-    if written or removed or manifest.to_bytes() != previous.to_bytes():
-        _write_manifest(out, manifest)
+    for relative in removed:
+        _remove_empty_parents(vanished[relative].parent, out)
     return Report(tuple(written), tuple(unchanged), tuple(removed), tuple(kept))
 
 
-def outputs_intact(out: Path, files: Mapping[str, FileRecord]) -> bool:
-    """True when every recorded file is on disk as infrafeed left it (size and mtime)."""
-    for relative, record in files.items():
+class _Undo:
+    """The steps of a commit, and how to take each back."""
+
+    def __init__(self, stage: Stage) -> None:
+        self.stage = stage
+        self.backups = stage.dir / _BACKUP
+        # (target, what to put back there: a backup, or None when it did not exist)
+        self.steps: list[tuple[Path, Path | None]] = []
+        self.created: list[Path] = []
+        self.manifest: tuple[Path, Path | None] | None = None
+
+    def _backup(self) -> Path:
+        self.backups.mkdir(exist_ok=True)
+        return self.backups / str(len(self.steps))
+
+    def keep(self, manifest: Path) -> None:
+        """Keep the manifest as it is, to put it back (same file, same mtime) if need be."""
+        backup = None
+        if manifest.is_file():
+            backup = self.backups / "manifest"
+            try:
+                self.backups.mkdir(exist_ok=True)
+                _link_or_copy(manifest, backup)
+            except OSError as exc:
+                raise PublishError(f"{manifest}: could not keep a copy ({exc.strerror})") from None
+        self.manifest = (manifest, backup)
+
+    def replace(self, staged: Path, target: Path) -> None:
         try:
-            stat = (out / relative).stat()
+            self.created.extend(_make_parents(target.parent, self.stage.out))
+            backup = None
+            if target.is_file():
+                backup = self._backup()
+                _link_or_copy(target, backup)
+            staged.replace(target)
+        except OSError as exc:
+            raise PublishError(f"{target}: could not be replaced ({exc.strerror})") from None
+        self.steps.append((target, backup))
+
+    def remove(self, target: Path) -> None:
+        try:
+            backup = self._backup()
+            target.replace(backup)  # a removal that can be taken back
+        except OSError as exc:
+            raise PublishError(f"{target}: could not be removed ({exc.strerror})") from None
+        self.steps.append((target, backup))
+
+    def rollback(self) -> str:
+        """Put every target back as it was; say how that went."""
+        failed: list[str] = []
+        for target, backup in reversed(self.steps):
+            try:
+                if backup is None:
+                    target.unlink()
+                else:
+                    backup.replace(target)
+            except OSError:
+                failed.append(str(target))
+        for folder in reversed(self.created):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        if failed:
+            return (
+                f"{len(failed)} files could not be put back ({', '.join(failed)}); each file "
+                "is complete, and the next build repairs them"
+            )
+        if self.manifest is not None:
+            # The intent manifest lists hashes that are not on disk any more.
+            manifest, backup = self.manifest
+            with contextlib.suppress(OSError):
+                if backup is None:
+                    manifest.unlink(missing_ok=True)
+                else:
+                    backup.replace(manifest)
+        return "the previous output is intact"
+
+
+def outputs_intact(out: Path, files: Mapping[str, FileRecord]) -> bool:
+    """True when every recorded file is on disk with the bytes infrafeed wrote.
+
+    Hashes, not time stamps: a file restored or edited with its modification
+    time kept (``cp -p``, ``rsync -t``) is still noticed and repaired, and the
+    manifest stays free of time stamps. The outputs are small; reading them
+    costs far less than starting Python.
+    """
+    for relative, record in files.items():
+        path = out / relative
+        try:
+            if path.stat().st_size != record.size:
+                return False
         except OSError:
             return False
-        if stat.st_size != record.size or stat.st_mtime_ns != record.mtime_ns:
+        if _sha256_of(path) != record.sha256:
             return False
     return True
 
 
-def _write_manifest(out: Path, manifest: Manifest) -> None:
+def _write_manifest(out: Path, data: bytes) -> None:
     path = out / MANIFEST
     temp = out / f"{MANIFEST}.{os.getpid()}.tmp"
     try:
-        with temp.open("wb") as handle:
-            handle.write(manifest.to_bytes())
-            handle.flush()
-            os.fsync(handle.fileno())
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+        _write_new_file(temp, data)
         temp.replace(path)
     except OSError as exc:
         with contextlib.suppress(OSError):
@@ -273,12 +428,56 @@ def _write_manifest(out: Path, manifest: Manifest) -> None:
     _fsync_dir(out)
 
 
+def _write_new_file(path: Path, data: bytes) -> None:
+    """Create ``path`` (never through a symlink, never over an existing file) and sync it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _link_or_copy(source: Path, backup: Path) -> None:
+    try:
+        os.link(source, backup)  # free: no data copied, and the old inode stays whole
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV):
+            raise
+        shutil.copyfile(source, backup)
+
+
 def _sha256_of(path: Path) -> str | None:
+    """The file's hash, or None when there is no file to read there.
+
+    Unreadable counts as different: the file is then replaced (ours) or kept
+    (a vanished feed's), never deleted on a guess.
+    """
     try:
         with path.open("rb") as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+    except OSError:
         return None
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _make_parents(folder: Path, out: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents below ``out``; return those created."""
+    missing: list[Path] = []
+    while folder != out and not folder.is_dir():
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir()
+    return list(reversed(missing))
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -7,6 +7,9 @@ feedgen's traps, handled here once (see STYLE.md):
 - the RSS channel ``<link>`` is the last link added: ``rel=self`` goes first;
 - RSS ``<author>`` needs an e-mail address, so items carry none (Atom has the
   feed's author, which W3C's validator requires);
+- RSS ``<description>`` is HTML to readers, and feedgen would copy a plain-text
+  summary into it: we give it the escaped HTML body instead, so that a summary
+  reading ``<script>`` is shown, not run;
 - ``rss_file``/``atom_file`` write in place: we take the bytes and publish them
   atomically elsewhere;
 - RSS gets no ``atom:link`` but ``rel=self``, so the RFC 5005 links

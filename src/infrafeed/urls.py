@@ -35,12 +35,29 @@ def check_reference(value: str) -> str | None:
                 f"the '{scheme}:' scheme is not allowed; "
                 "use an http(s) URL or a site-relative path such as /AIInfraGuide/cuda/"
             )
-        if not urlsplit(value).hostname:
+        try:
+            parts = urlsplit(value)
+            host, _port = parts.hostname, parts.port
+        except ValueError as exc:  # "https://[::1", "https://host:99999/"
+            return f"is not a valid URL: {exc}"
+        if not host:
             return "an http(s) URL needs a host, e.g. https://example.org/page"
+        try:
+            _ascii_host(host)
+        except UnicodeError:
+            return f"has a host name that cannot be written in ASCII (IDNA): '{host}'"
         return None
     if value.startswith("//"):
         return "a URL starting with '//' leaves the site; write https://host/... instead"
     return None
+
+
+def _ascii_host(host: str) -> str:
+    try:
+        host.encode("ascii")
+    except UnicodeEncodeError:
+        return host.encode("idna").decode("ascii")
+    return host
 
 
 def absolute(base: str, reference: str) -> str:
@@ -58,11 +75,7 @@ def absolute(base: str, reference: str) -> str:
 def encode(url: str) -> str:
     """Percent-encode the non-ASCII and unsafe characters of an absolute URL (IRI to URI)."""
     parts = urlsplit(url)
-    host = parts.hostname or ""
-    try:
-        host.encode("ascii")
-    except UnicodeEncodeError:
-        host = host.encode("idna").decode("ascii")
+    host = _ascii_host(parts.hostname or "")
     netloc = host if parts.port is None else f"{host}:{parts.port}"
     return urlunsplit(
         (

@@ -1,0 +1,712 @@
+"""Publishing as a cron job meets it: unchanged rebuilds, ownership, the id guard,
+exit codes and messages, and write errors. Everything runs through ``main()``."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import REPO, RunCli
+from infrafeed import cli, render
+from infrafeed.publish import LOCK, MANIFEST, STAGING_PREFIX
+from outputs import (
+    FEED_NAMES,
+    age,
+    assert_feeds_valid,
+    feed_files,
+    leftovers,
+    mtimes,
+    tree,
+)
+from release_kit import set_feeds
+
+TAG = "tag:example.org,2026-01-01:"
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} is not in {path} exactly once"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def owned(out: Path) -> set[str]:
+    """The files the manifest says infrafeed wrote."""
+    return set(json.loads((out / MANIFEST).read_bytes())["files"])
+
+
+def report(
+    before: dict[str, bytes], owned_before: set[str], after: dict[str, bytes], owned_after: set[str]
+) -> str:
+    """What ``infrafeed build`` must print for this change of the output folder."""
+
+    def files(names: list[str]) -> str:
+        return f"{len(names)} file{'' if len(names) == 1 else 's'}"
+
+    written = sorted(n for n in owned_after if before.get(n) != after[n])
+    removed = sorted(n for n in owned_before - owned_after if n not in after)
+    unchanged = sorted(owned_after - set(written))
+    lines = []
+    if written:
+        lines.append(f"wrote {files(written)}: {', '.join(written)}")
+    if removed:
+        lines.append(
+            f"removed {files(removed)} of feeds no longer configured: {', '.join(removed)}"
+        )
+    if unchanged or not (written or removed):
+        lines.append(f"unchanged: {files(unchanged)}")
+    return "".join(f"{line}\n" for line in lines)
+
+
+@pytest.fixture
+def build(run_cli: RunCli, tmp_path: Path) -> Callable[..., tuple[int, str, str]]:
+    """``infrafeed build --entries E --out tmp/output ARGS``, E the test's entries."""
+
+    def run(entries: Path, *args: str) -> tuple[int, str, str]:
+        return run_cli("build", "--entries", str(entries), "--out", str(tmp_path / "output"), *args)
+
+    return run
+
+
+@pytest.fixture
+def out(tmp_path: Path) -> Path:
+    return tmp_path / "output"
+
+
+@pytest.fixture
+def built_shipped(shipped_entries: Path, out: Path, build: Any) -> int:
+    """The shipped entries built once; the number of files written."""
+    code, stdout, stderr = build(shipped_entries)
+    assert (code, stderr) == (0, "")
+    names = sorted(owned(out))
+    assert stdout == f"wrote {len(names)} files: {', '.join(names)}\n"
+    subscribed = [p for p in feed_files(out) if out in (p.parent, p.parent.parent.parent)]
+    assert len(subscribed) == 15  # everything and four modules, in three formats
+    assert_feeds_valid(out)
+    return len(names)
+
+
+# --- 3. Idempotent ---------------------------------------------------------------
+
+
+def test_second_build_says_unchanged_and_touches_nothing(
+    shipped_entries: Path, built_shipped: int, out: Path, build: Any
+) -> None:
+    before, stamps = tree(out), age(out)
+    assert build(shipped_entries) == (0, f"unchanged: {built_shipped} files\n", "")
+    assert tree(out) == before
+    assert mtimes(out) == stamps  # the manifest too: nothing at all was written
+
+
+def test_touched_entries_take_the_fast_path(
+    shipped_entries: Path, built_shipped: int, out: Path, build: Any
+) -> None:
+    stamps = age(out)
+    for path in shipped_entries.rglob("*.toml"):
+        path.touch()  # new modification times, same bytes
+    assert build(shipped_entries) == (0, f"unchanged: {built_shipped} files\n", "")
+    assert mtimes(out) == stamps
+
+
+def test_entries_changed_without_changing_feeds_rewrite_no_feed(
+    shipped_entries: Path, built_shipped: int, out: Path, build: Any
+) -> None:
+    """The slow path (inputs changed) compares bytes: equal files keep their mtimes."""
+    manifest_before = (out / MANIFEST).read_bytes()
+    stamps = age(out)
+    release = shipped_entries / "2026" / "2026-11-07.toml"
+    release.write_text(release.read_text(encoding="utf-8") + "\n# a comment\n", "utf-8")
+
+    assert build(shipped_entries) == (0, f"unchanged: {built_shipped} files\n", "")
+    after = mtimes(out)
+    assert {name for name in after if after[name] != stamps[name]} == {MANIFEST}
+    manifest = json.loads((out / MANIFEST).read_bytes())
+    assert manifest["inputs"] != json.loads(manifest_before)["inputs"]  # so the next is fast
+
+    assert build(shipped_entries) == (0, f"unchanged: {built_shipped} files\n", "")
+    assert mtimes(out) == after
+
+
+def test_lost_manifest_is_rebuilt_without_rewriting_feeds(
+    shipped_entries: Path, built_shipped: int, out: Path, build: Any
+) -> None:
+    manifest = (out / MANIFEST).read_bytes()
+    stamps = age(out)
+    (out / MANIFEST).unlink()
+    assert build(shipped_entries) == (0, f"unchanged: {built_shipped} files\n", "")
+    assert (out / MANIFEST).read_bytes() == manifest
+    assert {k: v for k, v in mtimes(out).items() if k != MANIFEST} == {
+        k: v for k, v in stamps.items() if k != MANIFEST
+    }
+
+
+def test_one_summary_change_rewrites_only_the_files_holding_it(
+    shipped_entries: Path, built_shipped: int, out: Path, build: Any
+) -> None:
+    before, stamps = tree(out), age(out)
+    edit(
+        shipped_entries / "2026" / "2026-11-07.toml",
+        "script ước lượng chạy được",
+        "script ước lượng chạy được (đã sửa)",
+    )
+    code, stdout, stderr = build(shipped_entries)
+    assert (code, stderr) == (0, "")
+    after = tree(out)
+    holding = sorted(n for n, data in after.items() if "(đã sửa)".encode() in data)
+    assert stdout == report(before, owned(out), after, owned(out))
+    assert stdout.startswith(f"wrote {len(holding)} files: {', '.join(holding)}\n")
+    # The all-items feed and the article's module feed, in every format; no other feed.
+    feeds = [n for n in holding if n.rsplit("/", 1)[-1] in ("feed.xml", "atom.xml", "feed.json")]
+    assert feeds == [
+        "atom.xml", "feed.json", "feed.xml",
+        "modules/inference/atom.xml", "modules/inference/feed.json", "modules/inference/feed.xml",
+    ]  # fmt: skip
+    stamped = mtimes(out)
+    assert sorted(n for n in stamped if stamped[n] != stamps[n]) == sorted([*holding, MANIFEST])
+
+
+def test_a_feed_edited_in_place_is_repaired_even_with_its_mtime_kept(
+    small_site: Path, out: Path, build: Any
+) -> None:
+    """What ``cp -p`` or ``rsync -t`` of an old copy does: same size, same mtime, other bytes."""
+    build(small_site)
+    files = len(owned(out))
+    good = (out / "feed.json").read_bytes()
+    stamp = (out / "feed.json").stat().st_mtime_ns
+    (out / "feed.json").write_bytes(good.replace(b"Fixture", b"Fixtura"))
+    os.utime(out / "feed.json", ns=(stamp, stamp))
+    assert build(small_site) == (
+        0,
+        f"wrote 1 file: feed.json\nunchanged: {files - 1} files\n",
+        "",
+    )
+    assert (out / "feed.json").read_bytes() == good
+
+
+# --- 5. Ownership ------------------------------------------------------------------
+
+
+def test_symlinked_folder_leading_outside_is_refused(
+    small_site: Path, out: Path, tmp_path: Path, build: Any
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    out.mkdir()
+    (out / "modules").symlink_to(outside, target_is_directory=True)
+
+    code, stdout, stderr = build(small_site)
+    assert (code, stdout) == (5, "")
+    found = re.fullmatch(
+        rf"infrafeed: {re.escape(str(out))}/modules/(\S+): resolves to "
+        rf"{re.escape(str(outside))}/(\S+), outside the output folder {re.escape(str(out))}; "
+        r"refusing to write \(is a folder on the way a symlink\?\)\n",
+        stderr,
+    )
+    assert found and found[1] == found[2], stderr
+    assert list(outside.iterdir()) == []
+    assert sorted(p.name for p in out.iterdir()) == [LOCK, "modules"]  # nothing published
+
+
+def test_symlink_loop_is_refused(small_site: Path, out: Path, build: Any) -> None:
+    out.mkdir()
+    (out / "modules").symlink_to("modules")
+    code, stdout, stderr = build(small_site)
+    assert (code, stdout) == (5, "")
+    found = re.fullmatch(
+        rf"infrafeed: ({re.escape(str(out))}/modules/\S+): cannot be resolved "
+        r"\(Symlink loop from '(\S+)'\); refusing to write\n",
+        stderr,
+    )
+    assert found and found[1] == found[2], stderr
+    assert leftovers(out) == []
+
+
+def test_files_infrafeed_did_not_write_survive_everything(
+    small_site: Path, out: Path, build: Any
+) -> None:
+    out.mkdir()
+    (out / "extra.html").write_text("<p>mine</p>", encoding="utf-8")
+    build(small_site)
+    (out / "modules" / "cuda" / "notes.txt").write_text("mine too", encoding="utf-8")
+    all_files, before = owned(out), tree(out)
+
+    # Module feeds switched off: their files go, and only files infrafeed wrote.
+    set_feeds(small_site / "site.toml", modules=False)
+    code, stdout, stderr = build(small_site)
+    assert (code, stderr) == (0, "")
+    assert stdout == report(before, all_files, tree(out), owned(out))
+    gone = all_files - owned(out)
+    assert all(name.startswith("modules/") for name in gone)
+    assert {f"modules/{m}/{f}" for m in ("cuda", "prerequisites") for f in FEED_NAMES} <= gone
+    assert [p.relative_to(out).as_posix() for p in feed_files(out)] == [
+        "atom.xml", "feed.json", "feed.xml",
+    ]  # fmt: skip
+    assert (out / "extra.html").read_text(encoding="utf-8") == "<p>mine</p>"
+    assert (out / "modules" / "cuda" / "notes.txt").read_text(encoding="utf-8") == "mine too"
+    assert not any(p.is_dir() and not any(p.iterdir()) for p in out.rglob("*"))  # none left empty
+
+    set_feeds(small_site / "site.toml", modules=True)
+    code, stdout, _ = build(small_site)
+    assert code == 0 and "modules/cuda/feed.xml" in stdout
+    assert owned(out) == all_files
+    assert (out / "extra.html").exists() and (out / "modules" / "cuda" / "notes.txt").exists()
+
+
+EXTRA_MODULE = """
+[[modules]]
+number = 3
+name = "Module tạm"
+slug = "extra"
+section = "extra"
+"""
+EXTRA_FEEDS = ["modules/extra/atom.xml", "modules/extra/feed.json", "modules/extra/feed.xml"]
+
+
+@pytest.fixture
+def with_extra_module(small_site: Path, out: Path, build: Any) -> Path:
+    """The small site with a third module (no items yet), built once."""
+    edit(small_site / "site.toml", "[feeds]", EXTRA_MODULE + "\n[feeds]")
+    code, _, _ = build(small_site)
+    assert code == 0
+    assert set(EXTRA_FEEDS) <= owned(out)
+    return small_site
+
+
+def test_removed_module_loses_its_feed_files(
+    with_extra_module: Path, out: Path, build: Any
+) -> None:
+    before, owned_before = tree(out), owned(out)
+    edit(with_extra_module / "site.toml", EXTRA_MODULE, "")
+    code, stdout, stderr = build(with_extra_module)
+    assert (code, stderr) == (0, "")
+    assert stdout == report(before, owned_before, tree(out), owned(out))
+    extra = sorted(n for n in owned_before if n.startswith("modules/extra/"))
+    assert f"removed {len(extra)} files of feeds no longer configured: {', '.join(extra)}\n" in (
+        stdout
+    )
+    assert set(EXTRA_FEEDS) <= set(extra)
+    assert not (out / "modules" / "extra").exists()
+    assert_feeds_valid(out)
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_edited_file_of_removed_feed_is_kept_with_one_warning(
+    with_extra_module: Path, out: Path, build: Any, quiet: bool
+) -> None:
+    (out / "modules" / "extra" / "feed.json").write_text('{"hand": "edited"}', "utf-8")
+    before, owned_before = tree(out), owned(out)
+    edit(with_extra_module / "site.toml", EXTRA_MODULE, "")
+    flags = ["--quiet"] if quiet else []
+
+    code, stdout, stderr = build(with_extra_module, *flags)
+    assert code == 0
+    assert stdout == ("" if quiet else report(before, owned_before, tree(out), owned(out)))
+    assert quiet or "modules/extra/atom.xml, modules/extra/feed.xml" in stdout
+    assert stderr == (
+        "warning: left modules/extra/feed.json in place: it changed since infrafeed wrote "
+        "it, so it is no longer infrafeed's\n"
+    )
+    assert (out / "modules" / "extra" / "feed.json").read_text("utf-8") == '{"hand": "edited"}'
+    assert "modules/extra/feed.json" not in owned(out)
+    # Said once: the file is no longer infrafeed's business.
+    code, stdout, stderr = build(with_extra_module, *flags)
+    assert (code, stderr) == (0, "")
+    assert stdout == ("" if quiet else f"unchanged: {len(owned(out))} files\n")
+
+
+@pytest.mark.parametrize(
+    ("manifest", "reason"),
+    [
+        ("not json", "Expecting value: line 1 column 1 (char 0)"),
+        ("[]", "not a JSON object"),
+        ('{"version": 7}', "unknown manifest version 7"),
+        (
+            '{"version": 1, "files": {"../victim.txt": {"sha256": "%s", "size": 6}}}',
+            "'files' lists '../victim.txt', which is not a path inside the folder",
+        ),
+        (
+            '{"version": 1, "files": {"/tmp/victim.txt": {"sha256": "%s", "size": 6}}}',
+            "'files' lists '/tmp/victim.txt', which is not a path inside the folder",
+        ),
+        (
+            '{"version": 1, "files": {"feed.xml": {"size": 6}}}',
+            "'files' has a damaged record for 'feed.xml'",
+        ),
+        ('{"version": 1, "feeds": {"all": ["x"]}}', "'feeds' is damaged"),
+    ],
+)  # fmt: skip
+def test_a_damaged_or_forged_manifest_stops_the_build(
+    small_site: Path, out: Path, tmp_path: Path, build: Any, manifest: str, reason: str
+) -> None:
+    """The manifest decides what may be deleted: it is never guessed at."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("victim", encoding="utf-8")
+    build(small_site)
+    (out / MANIFEST).write_text(manifest.replace("%s", hashlib.sha256(b"victim").hexdigest()))
+    set_feeds(small_site / "site.toml", modules=False)
+    before = tree(out)
+    code, stdout, stderr = build(small_site)
+    assert (code, stdout) == (5, "")
+    assert stderr == (
+        f"infrafeed: {out / MANIFEST}: cannot read the manifest ({reason}); it records "
+        "which files infrafeed owns. Restore it from a backup, or delete it to let the next "
+        "build start over (files will then be overwritten, never deleted)\n"
+    )
+    assert tree(out) == before
+    assert victim.read_text(encoding="utf-8") == "victim"
+
+
+def test_planted_symlinks_at_infrafeeds_own_names_are_not_followed(
+    small_site: Path, out: Path, tmp_path: Path, build: Any
+) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("victim", encoding="utf-8")
+    out.mkdir()
+    for name in (LOCK, f"{MANIFEST}.{os.getpid()}.tmp", f"{STAGING_PREFIX}{os.getpid()}"):
+        (out / name).symlink_to(victim)
+    code, _, stderr = build(small_site)
+    # The lock is refused (O_NOFOLLOW); the others are removed as leftovers.
+    assert code == 5
+    assert stderr.startswith(f"infrafeed: {out / LOCK}: cannot create the output folder's lock")
+    (out / LOCK).unlink()
+    assert build(small_site)[0] == 0
+    assert victim.read_text(encoding="utf-8") == "victim"
+    assert leftovers(out) == []
+
+
+# --- 6. The id guard ----------------------------------------------------------------
+
+GEMM = """[[groups.articles]]
+id = "cuda-gemm"
+chapter = 4
+number = "4.1"
+title = "Tối ưu hiệu năng toán tử CUDA GEMM"
+summary = "Tiling ba cấp Block-Warp-Thread"
+page = "https://example.org/guide/cuda/41-cuda-gemm"
+
+"""
+
+
+def test_removing_a_published_article_is_refused_then_confirmed(
+    small_site: Path, out: Path, build: Any
+) -> None:
+    build(small_site)
+    before, stamps = tree(out), age(out)
+    edit(small_site / "2026" / "2026-03-05.toml", GEMM, "")
+    gemm = f"{TAG}2026-03-05/cuda-gemm/new"
+    readme = f"{TAG}2026-03-05/site-readme/improved"
+    release = f"{small_site.as_posix()}/2026/2026-03-05.toml"
+    gone = (
+        f"would disappear: {small_site.as_posix()}/2026/2026-03-05-2.toml or {release} has no "
+        "'new' change with id = \"cuda-gemm\" any more; it was removed, or its id, kind or "
+        "module changed"
+    )
+    code, stdout, stderr = build(small_site)
+    assert (code, stdout) == (3, "")
+    assert stderr.splitlines() == [
+        f"feed 'all': item {gemm} (dated 2026-03-05T11:59:59+08:00) {gone}",
+        # The note after it moves up one second: that is a change of date too.
+        f"feed 'all': item {readme} ({release} groups[2].notes[1]) would change its date "
+        "from 2026-03-05T11:59:58+08:00 to 2026-03-05T11:59:59+08:00: items of a release "
+        "are one second apart in page order, so adding or removing a change before it "
+        "re-dates it; add new changes after the published ones, or in a new release",
+        f"feed 'module-cuda': item {gemm} (dated 2026-03-05T11:59:59+08:00) {gone}",
+        "infrafeed: the build would change items already published; nothing was written. "
+        "If this is intended, run again with --allow-changes.",
+    ]
+    assert tree(out) == before and mtimes(out) == stamps
+
+    code, stdout, _ = build(small_site, "--allow-changes")
+    assert code == 0 and stdout.startswith("wrote ")
+    feeds = json.loads((out / MANIFEST).read_bytes())["feeds"]
+    assert gemm not in feeds["all"] and gemm not in feeds["module-cuda"]
+    assert feeds["all"][readme] == "2026-03-05T11:59:59+08:00"
+    # The new state is the one now guarded: no flag needed any more.
+    assert build(small_site) == (0, f"unchanged: {len(owned(out))} files\n", "")
+
+
+def test_inserting_before_published_items_is_refused(
+    small_site: Path, out: Path, build: Any
+) -> None:
+    build(small_site)
+    new = GEMM.replace("cuda-gemm", "cuda-scan").replace("4.1", "4.0")
+    edit(small_site / "2026" / "2026-03-05.toml", GEMM, new + GEMM)
+    code, stdout, stderr = build(small_site)
+    assert (code, stdout) == (3, "")
+    release = f"{small_site.as_posix()}/2026/2026-03-05.toml"
+    assert (
+        f"feed 'module-cuda': item {TAG}2026-03-05/cuda-gemm/new ({release} "
+        "groups[1].articles[3]) would change its date from 2026-03-05T11:59:59+08:00 to "
+        "2026-03-05T11:59:58+08:00" in stderr
+    )
+    assert build(small_site, "--allow-changes")[0] == 0
+    feeds = json.loads((out / MANIFEST).read_bytes())["feeds"]
+    assert feeds["module-cuda"][f"{TAG}2026-03-05/cuda-gemm/new"] == "2026-03-05T11:59:58+08:00"
+    assert feeds["module-cuda"][f"{TAG}2026-03-05/cuda-scan/new"] == "2026-03-05T11:59:59+08:00"
+
+
+def test_appending_after_published_items_passes(small_site: Path, build: Any) -> None:
+    build(small_site)
+    release = small_site / "2026" / "2026-03-05.toml"
+    new = GEMM.replace("cuda-gemm", "cuda-scan").replace("4.1", "4.2")
+    release.write_text(
+        release.read_text("utf-8") + '\n[[groups]]\nkind = "new"\nmodule = 2\n\n' + new, "utf-8"
+    )
+    code, stdout, stderr = build(small_site)
+    assert (code, stderr) == (0, "")
+    assert stdout.startswith("wrote ")
+
+
+def test_moving_an_article_to_another_module_drops_it_from_the_module_feed(
+    small_site: Path, build: Any
+) -> None:
+    build(small_site)
+    edit(
+        small_site / "2026" / "2026-03-05.toml",
+        'id = "cuda-gemm"\n',
+        'id = "cuda-gemm"\nmodule = 1\n',
+    )
+    code, _, stderr = build(small_site)
+    assert code == 3
+    assert f"feed 'module-cuda': item {TAG}2026-03-05/cuda-gemm/new" in stderr
+    assert "feed 'all'" not in stderr  # still in the all-items feed, same date
+
+
+def test_items_beyond_max_items_are_not_drops(small_site: Path, out: Path, build: Any) -> None:
+    set_feeds(small_site / "site.toml", max_items=5)
+    build(small_site)
+    (small_site / "2026" / "2026-03-09.toml").write_text(
+        'date = 2026-03-09\n\n[[groups]]\nkind = "new"\nmodule = 2\n'
+        + "".join(
+            f'\n[[groups.articles]]\nid = "cuda-more-{n}"\ntitle = "Bài {n}"\n' for n in range(4)
+        ),
+        encoding="utf-8",
+    )
+    code, _, stderr = build(small_site)
+    assert (code, stderr) == (0, "")
+    rss = (out / "feed.xml").read_text(encoding="utf-8")
+    assert rss.count("<item>") == 5  # max_items
+    assert "site-init" not in rss  # the oldest fell out of the document...
+    feeds = json.loads((out / MANIFEST).read_bytes())["feeds"]
+    assert f"{TAG}2026-03-01/site-init/init" in feeds["all"]  # ...and stays guarded
+    assert len(feeds["all"]) == 12
+
+
+# --- 7. Exit codes and cron ergonomics ----------------------------------------------
+
+
+def test_quiet_prints_nothing_on_success(small_site: Path, build: Any) -> None:
+    assert build(small_site, "--quiet") == (0, "", "")  # wrote everything
+    assert build(small_site, "--quiet") == (0, "", "")  # unchanged
+    edit(small_site / "2026" / "2026-03-05.toml", "ba cấp", "BA cấp")
+    assert build(small_site, "-q") == (0, "", "")  # rewrote some
+    set_feeds(small_site / "site.toml", modules=False)
+    assert build(small_site, "-q") == (0, "", "")  # removed some
+
+
+@contextlib.contextmanager
+def held_lock(out: Path) -> Iterator[None]:
+    """Hold the output folder's lock as another build would (flock, another open file)."""
+    out.mkdir(exist_ok=True)
+    with (out / LOCK).open("a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        yield
+
+
+def _fail_rendering(*args: Any, **kwargs: Any) -> Iterator[tuple[str, bytes]]:
+    raise RuntimeError("a bug")
+    yield  # pragma: no cover
+
+
+@pytest.mark.parametrize(
+    ("case", "code", "message"),
+    [
+        ("bad entries", 1, r"^\S+2026-03-05\.toml: groups\[1\]\.kind: 'fresh' is not allowed"),
+        ("guard", 3, r"^feed 'all': item tag:"),
+        ("lock busy", 4, r"^infrafeed: \S+\.infrafeed\.lock: another infrafeed build is running"),
+        ("unwritable", 5, r"^infrafeed: \S+: could not stage the new version \(No space left"),
+        ("internal error", 70, r"^infrafeed: internal error: RuntimeError: a bug \(set "),
+        ("usage", 2, r"^Error: No such option '--frobnicate'"),
+    ],
+)  # fmt: skip
+def test_failures_exit_with_their_code_and_speak_only_on_stderr(
+    small_site: Path,
+    out: Path,
+    build: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    case: str,
+    code: int,
+    message: str,
+) -> None:
+    assert build(small_site)[0] == 0
+    before = tree(out)
+    args = ["--quiet", "--lock-wait", "0"]
+    release = small_site / "2026" / "2026-03-05.toml"
+    if case == "bad entries":
+        edit(release, 'kind = "new"', 'kind = "fresh"')
+    elif case == "guard":
+        edit(release, GEMM, "")
+    elif case == "usage":
+        args.append("--frobnicate")
+    else:
+        edit(small_site / "site.toml", 'title = "Fixture Guide"', 'title = "Fixture Guide 2"')
+    if case == "unwritable":
+        monkeypatch.setattr(os, "write", _failing(os.write, errno.ENOSPC, STAGING_PREFIX))
+    if case == "internal error":
+        monkeypatch.setattr(render, "render_all", _fail_rendering)
+
+    if case == "lock busy":
+        with held_lock(out):
+            result = build(small_site, *args)
+    else:
+        result = build(small_site, *args)
+    assert result[:2] == (code, "")
+    assert re.search(message, result[2], re.MULTILINE), result[2]
+    assert tree(out) == before
+    assert leftovers(out) == []
+
+
+def test_exit_codes_are_documented_alike_in_help_and_readme(run_cli: RunCli) -> None:
+    codes = {v: k for k, v in vars(cli).items() if k.startswith("EXIT_") and isinstance(v, int)}
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    table = dict(re.findall(r"^\| (\d+) \| (.+) \|$", section, re.MULTILINE))
+    assert sorted(int(c) for c in table) == sorted(codes)
+    _, help_text, _ = run_cli("--help")
+    for value in codes:
+        assert re.search(rf"^\s+{value}\s+\S", help_text, re.MULTILINE), value
+
+
+def test_readme_tells_how_to_run_from_cron() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Running from cron", 1)[1].split("\n## ", 1)[0]
+    assert re.search(r"^\*/\d+ \* \* \* \* .*infrafeed build --quiet", section, re.MULTILINE)
+    assert "Type=oneshot" in section and "OnCalendar=" in section
+    assert "infrafeed build --quiet" in section.split("[Service]", 1)[1]
+    for code in ("1", "3", "4", "5", "70"):
+        assert re.search(rf"^\| {code} \|", section, re.MULTILINE), code
+    # The first two commands of the README are what a newcomer types: unchanged.
+    first = readme.split("```sh\n", 1)[1].split("```", 1)[0]
+    assert first == (
+        "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/infrafeed build\n"
+        "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && "
+        ".venv/bin/python -m pytest\n"
+    )
+
+
+# --- 9. Disk full and permission errors while writing ---------------------------------
+
+
+def _failing(real: Callable[..., Any], code: int, *names: str) -> Callable[..., Any]:
+    """``real``, but raising OSError(code) when a path it touches has one of ``names``.
+
+    Paths of a file descriptor are read from /proc, as the kernel knows them.
+    """
+
+    def paths(args: tuple[Any, ...]) -> list[str]:
+        found = []
+        for arg in args:
+            if isinstance(arg, int) and not isinstance(arg, bool):
+                with contextlib.suppress(OSError):
+                    found.append(str(Path(f"/proc/self/fd/{arg}").readlink()))
+            elif isinstance(arg, str | os.PathLike):
+                found.append(os.fspath(arg))
+        return found
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if any(name in path for path in paths(args) for name in names):
+            raise OSError(code, os.strerror(code))
+        return real(*args, **kwargs)
+
+    return wrapper
+
+
+# (what fails, the function, errno, a part of the path that triggers it, the message's file)
+WRITE_FAILURES = [
+    ("staging a file", "write", errno.ENOSPC, "/modules/cuda/atom.xml", "modules/cuda/atom.xml",
+     "could not stage the new version (No space left on device); "
+     "the published output is unchanged"),
+    ("creating the staging folder", "mkdir", errno.ENOSPC, STAGING_PREFIX, None,
+     "cannot create the staging folder (No space left on device); "
+     "the published output is unchanged"),
+    ("writing the manifest's first version", "write", errno.ENOSPC, f"{MANIFEST}.", MANIFEST,
+     "could not write the manifest (No space left on device)"),
+    ("replacing a file", "replace", errno.EACCES, "/modules/cuda/feed.json",
+     "modules/cuda/feed.json",
+     "could not be replaced (Permission denied); the previous output is intact"),
+    ("keeping the previous version", "link", errno.ENOSPC, "/modules/prerequisites/atom.xml",
+     "modules/prerequisites/atom.xml",
+     "could not be replaced (No space left on device); the previous output is intact"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("function", "code", "trigger", "file", "message"),
+    [pytest.param(*case[1:], id=case[0]) for case in WRITE_FAILURES],
+)
+def test_write_errors_leave_the_previous_output_and_no_temp_files(
+    small_site: Path,
+    out: Path,
+    build: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    function: str,
+    code: int,
+    trigger: str,
+    file: str | None,
+    message: str,
+) -> None:
+    assert build(small_site)[0] == 0
+    before, stamps, owned_before = tree(out), age(out), owned(out)
+    # A new title changes every file, so every file is about to be replaced.
+    edit(small_site / "site.toml", 'title = "Fixture Guide"', 'title = "Fixture Guide 2"')
+
+    monkeypatch.setattr(os, function, _failing(getattr(os, function), code, trigger))
+    result = build(small_site)
+    monkeypatch.undo()
+
+    assert result[:2] == (5, "")
+    if file is None:
+        assert result[2].startswith(f"infrafeed: {out}/{STAGING_PREFIX}")
+    else:
+        assert result[2].startswith(f"infrafeed: {out / file}: ")
+    assert message in result[2]
+    assert tree(out) == before and mtimes(out) == stamps
+    assert leftovers(out) == []
+
+    code_after, stdout, _ = build(small_site)
+    assert code_after == 0
+    assert stdout == report(before, owned_before, tree(out), owned(out))
+    assert_feeds_valid(out)
+
+
+def test_a_failed_removal_takes_back_the_whole_build(
+    with_extra_module: Path, out: Path, build: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The manifest is written last: until then, every step can be taken back."""
+    before, owned_before = tree(out), owned(out)
+    edit(with_extra_module / "site.toml", EXTRA_MODULE, "")
+    edit(with_extra_module / "site.toml", 'title = "Fixture Guide"', 'title = "Fixture Guide 2"')
+    monkeypatch.setattr(os, "replace", _failing(os.replace, errno.EACCES, "extra/feed.json"))
+    code, stdout, stderr = build(with_extra_module)
+    monkeypatch.undo()
+    assert (code, stdout) == (5, "")
+    assert stderr == (
+        f"infrafeed: {out / 'modules/extra/feed.json'}: could not be removed (Permission "
+        "denied); the previous output is intact\n"
+    )
+    assert tree(out) == before
+    assert leftovers(out) == []
+    code, stdout, _ = build(with_extra_module)
+    assert code == 0
+    assert stdout == report(before, owned_before, tree(out), owned(out))
+    assert not (out / "modules" / "extra").exists()
+    assert_feeds_valid(out)
