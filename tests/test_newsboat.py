@@ -14,7 +14,7 @@ from infrafeed.build import build
 from infrafeed.feeds import feed_specs, select_all
 from infrafeed.items import build_items
 from infrafeed.loader import load
-from servers import serve
+from localhttp import serve
 
 pytestmark = pytest.mark.external
 

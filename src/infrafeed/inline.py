@@ -271,7 +271,7 @@ def to_markdown(nodes: tuple[Node, ...]) -> str:
         if isinstance(node, Text):
             parts.append("".join("\\" + ch if ch in _ESCAPED_ON_OUTPUT else ch for ch in node.text))
         elif isinstance(node, Code):
-            longest = _longest_run(node.code, "`")
+            longest = longest_run(node.code, "`")
             fence = "`" * (longest + 1)
             code = node.code
             needs_pad = (
@@ -291,7 +291,8 @@ def to_markdown(nodes: tuple[Node, ...]) -> str:
     return "".join(parts)
 
 
-def _longest_run(text: str, ch: str) -> int:
+def longest_run(text: str, ch: str) -> int:
+    """The longest run of ``ch`` in ``text``: a code fence must be one longer."""
     longest = run = 0
     for c in text:
         run = run + 1 if c == ch else 0

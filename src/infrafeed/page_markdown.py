@@ -23,7 +23,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from .inline import Code, Emphasis, Link, Node, Strong, Text
+from .inline import Code, Emphasis, Link, Node, Strong, Text, longest_run
 
 # CommonMark reads these anywhere in a line: escape them always.
 _ALWAYS = frozenset("\\`*[]<|~")
@@ -168,7 +168,7 @@ class _Writer:
         code = code.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
         if self.in_table:
             code = code.replace("|", "\\|")
-        fence = "`" * (_longest_run(code, "`") + 1)
+        fence = "`" * (longest_run(code, "`") + 1)
         pad = (
             code.startswith("`")
             or code.endswith("`")
@@ -209,11 +209,3 @@ def _closes(last: str, after: str) -> bool:
     if last.isspace():
         return False
     return not _is_punctuation(last) or not after or after.isspace() or _is_punctuation(after)
-
-
-def _longest_run(text: str, ch: str) -> int:
-    longest = run = 0
-    for c in text:
-        run = run + 1 if c == ch else 0
-        longest = max(longest, run)
-    return longest
