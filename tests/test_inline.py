@@ -99,3 +99,25 @@ def test_html_never_contains_raw_markup_from_the_text(source: str) -> None:
         stripped = stripped.replace(tag, "")
     stripped = stripped.replace('<a href="https://site.example/x">', "")
     assert "<" not in stripped
+
+
+def test_deep_nesting_stays_text_instead_of_exhausting_recursion() -> None:
+    depth = 3000
+    source = "[" * depth + "x" + "](/u)" * depth
+    nodes = inline.parse(source)
+    assert inline.to_text(nodes).count("x") == 1
+    levels = 0
+    node = nodes[0]
+    while isinstance(node, Link):
+        levels += 1
+        node = node.children[0]
+    assert levels == inline.MAX_DEPTH  # deeper markup is kept as literal text
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["[" * 5000, "*a " * 1666, "`*" * 2500, "[a](" * 1250, "*a " * 800 + "b" + " a*" * 800],
+)
+def test_hostile_delimiter_soup_parses(source: str) -> None:
+    # Each used to take a second or more (quadratic scans); the bench keeps the time.
+    assert inline.to_text(inline.parse(source)).replace("\\", "") != ""

@@ -8,7 +8,9 @@ because identifiers such as ``block_table`` appear bare in summaries.
 
 from __future__ import annotations
 
+import bisect
 import html
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -53,16 +55,77 @@ class MarkupError(ValueError):
     """A link whose target is not allowed."""
 
 
+# Markup nested deeper than this is left as text: no entry needs it, and it
+# keeps hostile input from exhausting Python's recursion limit.
+MAX_DEPTH = 16
+
+
 @lru_cache(maxsize=4096)
 def parse(source: str) -> tuple[Node, ...]:
-    """Parse inline Markdown; raise :class:`MarkupError` for a disallowed link target."""
-    return tuple(_merge(_Parser(source).nodes(len(source))))
+    """Parse inline Markdown; raise :class:`MarkupError` for a disallowed link target.
+
+    Linear-ish in the length of the text whatever it holds: delimiters are
+    matched from indexes built once, and a failed search for a closing ``*``
+    is remembered, so hostile input such as ``[[[[…`` or ``*a *a *a…`` cannot
+    make a build slow.
+    """
+    return tuple(_merge(_Parser(_Source(source), 0).nodes(len(source))))
+
+
+class _Source:
+    """The text and the indexes every parser of it shares."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        # Backtick runs by length: a code span closes at the next run of the same length.
+        self.runs: dict[int, list[int]] = {}
+        # Matching "]" of each "[" (escapes respected) and ")" of each "(".
+        self.bracket: dict[int, int] = {}
+        self.paren: dict[int, int] = {}
+        # Positions from which a walk for a closing marker is known to fail, per (marker, end).
+        self.no_closer: dict[tuple[str, int], set[int]] = {}
+        # Code spans ignore escapes (as in CommonMark), so runs are found in the raw text.
+        for run in re.finditer("`+", text):
+            self.runs.setdefault(len(run.group()), []).append(run.start())
+        parens: list[int] = []
+        for i, ch in enumerate(text):
+            if ch == "(":
+                parens.append(i)
+            elif ch == ")" and parens:
+                self.paren[parens.pop()] = i
+        brackets: list[int] = []
+        i, n = 0, len(text)
+        while i < n:
+            ch = text[i]
+            if ch == "\\":
+                i += 2  # an escaped character never opens or closes a label
+                continue
+            if ch == "[":
+                brackets.append(i)
+            elif ch == "]" and brackets:
+                self.bracket[brackets.pop()] = i
+            i += 1
+
+    def closing_run(self, length: int, after: int, end: int) -> int | None:
+        """Start of the first backtick run of exactly ``length`` at or after ``after``."""
+        starts = self.runs.get(length, [])
+        index = bisect.bisect_left(starts, after)
+        if index < len(starts) and starts[index] + length <= end:
+            return starts[index]
+        return None
 
 
 class _Parser:
-    def __init__(self, source: str) -> None:
-        self.src = source
+    def __init__(self, source: _Source, depth: int) -> None:
+        self.source = source
+        self.src = source.text
+        self.depth = depth
         self.pos = 0
+
+    def _child(self, start: int) -> _Parser:
+        child = _Parser(self.source, self.depth + 1)
+        child.pos = start
+        return child
 
     def nodes(self, end: int) -> list[Node]:
         out: list[Node] = []
@@ -74,6 +137,7 @@ class _Parser:
                 buf.clear()
 
         src = self.src
+        nested = self.depth < MAX_DEPTH
         while self.pos < end:
             ch = src[self.pos]
             if ch == "\\" and self.pos + 1 < end and src[self.pos + 1] in ESCAPABLE:
@@ -88,7 +152,7 @@ class _Parser:
                 else:
                     flush()
                     out.append(node)
-            elif ch == "*":
+            elif ch == "*" and nested:
                 node = self._emphasis(end)
                 if node is None:
                     buf.append("*")
@@ -96,7 +160,7 @@ class _Parser:
                 else:
                     flush()
                     out.append(node)
-            elif ch == "[":
+            elif ch == "[" and nested:
                 node = self._link(end)
                 if node is None:
                     buf.append("[")
@@ -118,25 +182,15 @@ class _Parser:
 
     def _code(self, end: int) -> Code | None:
         run = self._run_length("`")
-        fence = "`" * run
         start = self.pos + run
-        search = start
-        while True:
-            close = self.src.find(fence, search, end)
-            if close < 0:
-                return None
-            after = close + run
-            # The closing run must be exactly as long as the opening one.
-            if after < end and self.src[after] == "`":
-                search = after
-                while search < end and self.src[search] == "`":
-                    search += 1
-                continue
-            code = self.src[start:close]
-            if len(code) >= 2 and code[0] == " " and code[-1] == " " and code.strip(" "):
-                code = code[1:-1]
-            self.pos = after
-            return Code(code)
+        close = self.source.closing_run(run, start, end)
+        if close is None:
+            return None
+        code = self.src[start:close]
+        if len(code) >= 2 and code[0] == " " and code[-1] == " " and code.strip(" "):
+            code = code[1:-1]
+        self.pos = close + run
+        return Code(code)
 
     def _emphasis(self, end: int) -> Node | None:
         strong = self.src.startswith("**", self.pos)
@@ -147,26 +201,32 @@ class _Parser:
         close = self._find_closer(marker, start, end)
         if close is None:
             return None
-        inner = _Parser(self.src)
-        inner.pos = start
-        children = tuple(_merge(inner.nodes(close)))
+        children = tuple(_merge(self._child(start).nodes(close)))
         self.pos = close + len(marker)
         return Strong(children) if strong else Emphasis(children)
 
     def _find_closer(self, marker: str, start: int, end: int) -> int | None:
+        # The walk's next step depends only on the position, so every position a
+        # failed walk visited fails too: later walks stop as soon as they meet one.
+        failed = self.source.no_closer.setdefault((marker, end), set())
+        visited = []
         i = start
         src = self.src
         while i < end:
+            if i in failed:
+                break
+            visited.append(i)
             ch = src[i]
             if ch == "\\":
                 i += 2
                 continue
             if ch == "`":
-                # Markup inside a code span does not close emphasis.
-                probe = _Parser(src)
-                probe.pos = i
-                if probe._code(end) is not None:
-                    i = probe.pos
+                run = 1
+                while i + run < end and src[i + run] == "`":
+                    run += 1
+                close = self.source.closing_run(run, i + run, end)
+                if close is not None:
+                    i = close + run  # markup inside a code span does not close emphasis
                     continue
             if src.startswith(marker, i) and not src[i - 1].isspace():
                 if marker == "*" and src.startswith("**", i):
@@ -174,52 +234,25 @@ class _Parser:
                     continue
                 return i
             i += 1
+        failed.update(visited)
         return None
 
     def _link(self, end: int) -> Link | None:
         src = self.src
-        depth = 0
-        i = self.pos + 1
-        while i < end:
-            ch = src[i]
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == "[":
-                depth += 1
-            elif ch == "]":
-                if depth == 0:
-                    break
-                depth -= 1
-            i += 1
-        else:
+        label_end = self.source.bracket.get(self.pos)
+        if label_end is None or label_end + 1 >= end or src[label_end + 1] != "(":
             return None
-        label_end = i
-        if label_end + 1 >= end or src[label_end + 1] != "(":
+        close = self.source.paren.get(label_end + 1)
+        if close is None or close >= end:
             return None
-        j = label_end + 2
-        parens = 0
-        while j < end:
-            ch = src[j]
-            if ch == "(":
-                parens += 1
-            elif ch == ")":
-                if parens == 0:
-                    break
-                parens -= 1
-            j += 1
-        else:
-            return None
-        url = src[label_end + 2 : j]
+        url = src[label_end + 2 : close]
         if url.startswith("<") and url.endswith(">"):
             url = url[1:-1]
         problem = check_reference(url)
         if problem is not None:
             raise MarkupError(f"link target '{url}' {problem}")
-        inner = _Parser(src)
-        inner.pos = self.pos + 1
-        children = tuple(_merge(inner.nodes(label_end)))
-        self.pos = j + 1
+        children = tuple(_merge(self._child(self.pos + 1).nodes(label_end)))
+        self.pos = close + 1
         return Link(children, url)
 
 
