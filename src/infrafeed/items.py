@@ -39,6 +39,7 @@ class Item:
     summary: str | None  # plain text
     categories: tuple[str, ...]
     source: str  # "entries/2026/2026-11-07.toml groups[1].articles[2]", for messages
+    summary_html: str | None = None  # the summary as safe inline HTML (code, links), for pages
 
 
 def build_items(changelog: Changelog) -> tuple[Item, ...]:
@@ -97,6 +98,9 @@ def _article_item(
         released=rf.release.date,
         content_html="\n".join(parts),
         summary=inline.to_text(inline.parse(article.summary)) if article.summary else None,
+        summary_html=(
+            inline.to_html(inline.parse(article.summary), resolve) if article.summary else None
+        ),
         categories=_categories(site, group.kind, module, chapter),
         source=f"{rf.path} {where}",
     )
@@ -129,8 +133,10 @@ def _note_item(
     parts.extend(_common_parts(site, group, module, chapter, link, note.page is not None))
     plain = inline.to_text(text)
     summary = plain
+    summary_html = inline.to_html(text, resolve)
     if note.summary:
         summary = f"{plain} | {inline.to_text(inline.parse(note.summary))}"
+        summary_html += f" | {inline.to_html(inline.parse(note.summary), resolve)}"
     return Item(
         id=tag_uri(site, rf.release.date, note.id, group.kind),
         kind=group.kind,
@@ -141,6 +147,7 @@ def _note_item(
         released=rf.release.date,
         content_html="\n".join(parts),
         summary=summary,
+        summary_html=summary_html,
         categories=_categories(site, group.kind, module, chapter),
         source=f"{rf.path} {where}",
     )
