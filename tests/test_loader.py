@@ -248,6 +248,15 @@ def test_toml_1_1_is_refused_as_tomllib_refuses_it(
     assert problems(small_site) == [f"{path}:{number}: (toml): not valid TOML: {message}"]
 
 
+@pytest.mark.parametrize("depth", [2_000, 200_000])
+def test_deeply_nested_toml_is_refused(small_site: Path, depth: int) -> None:
+    text = f"{GOOD_RELEASE}extra = {'[' * depth}{']' * depth}\n"
+    path = write_release(small_site, text)
+    assert problems(small_site) == [
+        f"{path}: (toml): not valid TOML: arrays or tables nested too deeply"
+    ]
+
+
 def test_file_not_named_by_date(small_site: Path) -> None:
     path = write_release(small_site, GOOD_RELEASE, name="november.toml")
     assert problems(small_site) == [
