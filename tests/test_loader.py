@@ -228,6 +228,35 @@ def test_not_toml_names_line(small_site: Path) -> None:
     assert problems(small_site) == [f"{path}:4: (toml): not valid TOML: Illegal character '\\n'"]
 
 
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('extra = "\\e"', "Unescaped '\\' in a string"),
+        ('extra = "\\x41"', "Unescaped '\\' in a string"),
+        ("extra = {a = 1,\nb = 2}", "Invalid initial character for a key part"),
+        ("extra = 07:32", "Expected newline or end of document after a statement"),
+    ],
+)
+def test_toml_1_1_is_refused_as_tomllib_refuses_it(
+    small_site: Path, line: str, message: str
+) -> None:
+    # The loader parses with tomli when it is installed; versions from 2.3 read
+    # TOML 1.1, which Python 3.11's tomllib refuses. A site must not depend on
+    # which parser a machine has.
+    path = write_release(small_site, f"{GOOD_RELEASE}{line}\n")
+    number = GOOD_RELEASE.count("\n") + 1
+    assert problems(small_site) == [f"{path}:{number}: (toml): not valid TOML: {message}"]
+
+
+@pytest.mark.parametrize("depth", [2_000, 200_000])
+def test_deeply_nested_toml_is_refused(small_site: Path, depth: int) -> None:
+    text = f"{GOOD_RELEASE}extra = {'[' * depth}{']' * depth}\n"
+    path = write_release(small_site, text)
+    assert problems(small_site) == [
+        f"{path}: (toml): not valid TOML: arrays or tables nested too deeply"
+    ]
+
+
 def test_file_not_named_by_date(small_site: Path) -> None:
     path = write_release(small_site, GOOD_RELEASE, name="november.toml")
     assert problems(small_site) == [

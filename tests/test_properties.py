@@ -9,6 +9,7 @@ reader would run appears.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import io
 import tempfile
 import unicodedata
@@ -26,6 +27,7 @@ from infrafeed.feeds import feed_specs
 from infrafeed.items import build_items
 from infrafeed.loader import from_data
 from infrafeed.render import render_all
+from infrafeed.render_feedgen import rfc822
 from outputs import (
     FEED_NAMES,
     assert_feeds_valid,
@@ -146,3 +148,11 @@ def test_any_text_in_a_release_file_never_gives_a_traceback(field: str, value: s
             assert stderr.getvalue() == ""
             assert_feeds_valid(out)
             assert_no_active_markup(out)
+
+
+@given(st.datetimes(timezones=st.timezones()).filter(lambda d: d.utcoffset() is not None))
+def test_rss_dates_are_feedgens(moment: dt.datetime) -> None:
+    import feedgen.feed  # noqa: F401  (feedgen.util needs lxml.etree imported first)
+    from feedgen.util import formatRFC2822
+
+    assert rfc822(moment) == formatRFC2822(moment)

@@ -35,18 +35,32 @@ def render_all(
     by_format = renderers()
     histories = []
     for spec in specs:
+        # The plan measures a page by rendering it; a page that fits is often
+        # the one it then publishes (a complete feed always is). Its documents
+        # are kept to be written rather than rendered twice: at most one
+        # page's, in every format.
+        measured: list[tuple[Page, list[bytes]]] = []
 
-        def size_of(page: Page, spec: FeedSpec = spec) -> int:
-            return max(
-                len(by_format[fmt.name](document(site, spec, page, fmt, version)))
-                for fmt in FORMATS
-            )
+        def size_of(
+            page: Page, spec: FeedSpec = spec, measured: list[tuple[Page, list[bytes]]] = measured
+        ) -> int:
+            measured.clear()
+            docs = [by_format[f.name](document(site, spec, page, f, version)) for f in FORMATS]
+            size = max(len(doc) for doc in docs)
+            if size <= site.feeds.max_bytes:
+                measured.append((page, docs))
+            return size
 
         history = plan(site, spec, select_all(items, spec), size_of)
         for page in history.pages:
+            kept = measured.pop()[1] if measured and measured[0][0] is page else []
             for fmt in FORMATS:
-                doc = document(site, spec, page, fmt, version)
-                yield document_path(page.folder, fmt), by_format[fmt.name](doc)
+                if kept:
+                    data = kept.pop(0)  # FORMATS' order; each let go once staged
+                else:
+                    data = by_format[fmt.name](document(site, spec, page, fmt, version))
+                yield document_path(page.folder, fmt), data
+        measured.clear()
         histories.append(history)
     yield from render_site(site, histories, items)
 

@@ -10,6 +10,9 @@ feedgen's traps, handled here once (see STYLE.md):
 - RSS ``<description>`` is HTML to readers, and feedgen would copy a plain-text
   summary into it: we give it the escaped HTML body instead, so that a summary
   reading ``<script>`` is shown, not run;
+- ``formatRFC2822`` switches the whole process's locale twice per date (and
+  is a fifth of rendering RSS): an item's ``<pubDate>``, its last element, is
+  written by :class:`_ItemDate` instead, in the same C-locale format;
 - ``rss_file``/``atom_file`` write in place: we take the bytes and publish them
   atomically elsewhere;
 - RSS gets no ``atom:link`` but ``rel=self``, so the RFC 5005 links
@@ -20,6 +23,7 @@ feedgen's traps, handled here once (see STYLE.md):
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 from typing import Any
 
@@ -30,6 +34,8 @@ from .document import FEED_HISTORY_NS, FeedDocument
 from .urls import absolute
 
 _ATOM_NS = "http://www.w3.org/2005/Atom"
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 def render_rss(doc: FeedDocument) -> bytes:
@@ -64,7 +70,7 @@ def _feed(doc: FeedDocument, *, rss: bool) -> FeedGenerator:
     # Order matters for RSS: its channel <link> is the last link added.
     fg.link(href=doc.self_url, rel="self", type=doc.format.media_type)
     fg.link(href=spec.home_url, rel="alternate", type="text/html")
-    fg.register_extension("history", _History, None)
+    fg.register_extension("history", _History, _ItemDate if rss else None)
     fg.history.configure(doc)
     for item in doc.items:
         entry = fg.add_entry(order="append")
@@ -72,13 +78,14 @@ def _feed(doc: FeedDocument, *, rss: bool) -> FeedGenerator:
         entry.guid(item.id, permalink=False)
         entry.title(item.title)
         entry.link(href=item.link, rel="alternate", type="text/html")
-        entry.published(item.published)
         entry.updated(item.published)
         if rss:
+            entry.history.published = item.published
             # RSS readers treat <description> as HTML, so it carries the HTML body;
             # a plain-text summary there would let "<b>" in the text become markup.
             entry.description(item.content_html)
         else:
+            entry.published(item.published)
             entry.content(item.content_html, type="html")
             if item.summary:
                 # As escaped HTML, so text such as "</b>" stays text for every reader.
@@ -134,3 +141,28 @@ class _History:
             xml_elem(link_tag, parent, **attributes)
         if self.marker:
             xml_elem(f"{{{FEED_HISTORY_NS}}}{self.marker}", parent)
+
+
+class _ItemDate:
+    """feedgen entry extension: an RSS item's ``<pubDate>``, without ``setlocale``.
+
+    Written where feedgen would write it: items have no ``<source>``, so it is
+    the element before the extensions'.
+    """
+
+    def __init__(self) -> None:
+        self.published: dt.datetime | None = None
+
+    def extend_atom(self, entry: Any) -> Any:
+        return entry
+
+    def extend_rss(self, entry: Any) -> Any:
+        if self.published is not None:
+            xml_elem("pubDate", entry).text = rfc822(self.published)
+        return entry
+
+
+def rfc822(moment: dt.datetime) -> str:
+    """``moment`` as feedgen writes RSS dates (strftime in the C locale)."""
+    day, month = _DAYS[moment.weekday()], _MONTHS[moment.month - 1]
+    return f"{day}, {moment:%d} {month} {moment:%Y %H:%M:%S %z}"
