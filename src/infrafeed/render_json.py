@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from .document import FeedDocument
+from .items import Item
 from .urls import absolute
 
 VERSION = "https://jsonfeed.org/version/1.1"
@@ -43,7 +44,7 @@ def render_json(doc: FeedDocument) -> bytes:
     return (json.dumps(feed, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
-def _item(item: Any) -> dict[str, Any]:
+def _item(item: Item) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": item.id,
         "url": item.link,
