@@ -9,6 +9,7 @@ because identifiers such as ``block_table`` appear bare in summaries.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -18,6 +19,8 @@ from .urls import check_reference
 ESCAPABLE = "\\`*[]()"
 # Parentheses only mean something right after "]", which is itself escaped.
 _ESCAPED_ON_OUTPUT = "\\`*[]"
+# Where markup may start; the parser copies the text between them in one step.
+_MARKUP_START = re.compile(r"[\\`*\[]")
 
 
 @dataclass(frozen=True)
@@ -105,8 +108,10 @@ class _Parser:
                     flush()
                     out.append(node)
             else:
-                buf.append(ch)
-                self.pos += 1
+                found = _MARKUP_START.search(src, self.pos + 1, end)
+                stop = found.start() if found else end
+                buf.append(src[self.pos : stop])
+                self.pos = stop
         flush()
         return out
 
