@@ -133,8 +133,24 @@ def new(entries: Path, date_text: str | None) -> None:
     metavar="SECONDS",
     help="How long to wait for another build on the same output folder.",
 )
+@click.option(
+    "--cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path(".infrafeed-cache"),
+    show_default=True,
+    help="Folder where builds keep what makes the next one fast; safe to delete.",
+)
+@click.option("--no-cache", is_flag=True, help="Build everything, and keep no cache.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success (for cron).")
-def build(entries: Path, out: Path, allow_changes: bool, lock_wait: float, quiet: bool) -> None:
+def build(
+    entries: Path,
+    out: Path,
+    allow_changes: bool,
+    lock_wait: float,
+    cache: Path,
+    no_cache: bool,
+    quiet: bool,
+) -> None:
     """Build every feed (RSS, Atom, JSON Feed) from the entries into the output folder.
 
     Files are replaced atomically and only when their bytes change; a build
@@ -149,7 +165,13 @@ def build(entries: Path, out: Path, allow_changes: bool, lock_wait: float, quiet
     """
     from .build import build as run_build
 
-    result = run_build(entries, out, allow_changes=allow_changes, lock_wait=lock_wait)
+    result = run_build(
+        entries,
+        out,
+        allow_changes=allow_changes,
+        lock_wait=lock_wait,
+        cache=None if no_cache else cache,
+    )
     if quiet:
         return
     report = result.report

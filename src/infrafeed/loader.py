@@ -9,6 +9,7 @@ a release file in one round instead of one error at a time.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import tomllib
 import types
@@ -26,9 +27,9 @@ from .models import MAX_ITEMS_PER_RELEASE, Release, Site
 try:
     # tomli's compiled wheel reads the same TOML as the standard library's
     # tomllib (which is a copy of it) about 2.7 times faster; see bench/NOTES.md.
-    from tomli import loads as _parse_toml
+    from tomli import loads as _fast_toml
 except ImportError:  # a venv set up before tomli became a dependency: same result, slower
-    from tomllib import loads as _parse_toml
+    from tomllib import loads as _fast_toml
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -69,41 +70,21 @@ def load(entries: Path) -> Changelog:
 
     site_path = entries / SITE_FILE
     site: Site | None = None
-    data = _read_toml(site_path, shown(site_path), problems)
+    raw = _read_file(site_path, shown(site_path), problems)
+    data = None if raw is None else _parse_toml(raw, shown(site_path), problems)
     if data is not None:
         site = _validate(Site, data, shown(site_path), problems)
 
     releases: list[ReleaseFile] = []
-    for path in _release_paths(entries):
+    for path in release_paths(entries):
         name = shown(path)
-        match = _RELEASE_NAME.match(path.name)
+        match = _release_name(path, name, problems)
         if match is None:
-            problems.append(
-                Problem(
-                    name,
-                    "(file name)",
-                    "a release file is named by its date, YYYY-MM-DD.toml "
-                    "(or YYYY-MM-DD-2.toml for a second release that day)",
-                )
-            )
             continue
-        data = _read_toml(path, name, problems)
-        if data is None:
-            continue
-        release = _validate(Release, data, name, problems)
-        if release is None:
-            continue
-        if release.date.isoformat() != match.group(1):
-            problems.append(
-                Problem(
-                    name,
-                    "date",
-                    f"is {release.date.isoformat()} but the file is named {path.name}; "
-                    "make the date and the file name agree",
-                )
-            )
-            continue
-        releases.append(ReleaseFile(name, int(match.group(2) or 1), release))
+        raw = _read_file(path, name, problems)
+        release = None if raw is None else _release(match, path, name, raw, problems)
+        if release is not None:
+            releases.append(release)
 
     if site is not None:
         problems.extend(_check_modules(site, releases))
@@ -116,6 +97,77 @@ def load(entries: Path) -> Changelog:
     return Changelog(site, tuple(releases))
 
 
+def load_site(name: str, raw: bytes) -> Site:
+    """The settings from the bytes of ``site.toml``, as :func:`load` reads them; or DataError."""
+    problems: list[Problem] = []
+    data = _parse_toml(raw, name, problems)
+    site = None if data is None else _validate(Site, data, name, problems)
+    if site is None:
+        raise DataError(problems)
+    return site
+
+
+def load_release(site: Site, path: Path, name: str, raw: bytes) -> ReleaseFile:
+    """One release file from its bytes, checked as :func:`load` checks it; or DataError.
+
+    Only the rule that spans files is left to the caller: an item's date, id
+    and kind may not appear in another release file.
+    """
+    problems: list[Problem] = []
+    match = _release_name(path, name, problems)
+    release = None
+    if match is not None:
+        if len(raw) > MAX_FILE_BYTES:
+            problems.append(
+                Problem(name, "(file)", f"is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
+            )
+        else:
+            release = _release(match, path, name, raw, problems)
+    if release is not None:
+        problems.extend(_check_modules(site, [release]))
+        problems.extend(_check_sizes([release]))
+        problems.extend(_check_unique_ids([release]))
+    if problems or release is None:
+        raise DataError(problems)
+    return release
+
+
+def _release_name(path: Path, name: str, problems: list[Problem]) -> re.Match[str] | None:
+    match = _RELEASE_NAME.match(path.name)
+    if match is None:
+        problems.append(
+            Problem(
+                name,
+                "(file name)",
+                "a release file is named by its date, YYYY-MM-DD.toml "
+                "(or YYYY-MM-DD-2.toml for a second release that day)",
+            )
+        )
+    return match
+
+
+def _release(
+    match: re.Match[str], path: Path, name: str, raw: bytes, problems: list[Problem]
+) -> ReleaseFile | None:
+    data = _parse_toml(raw, name, problems)
+    if data is None:
+        return None
+    release = _validate(Release, data, name, problems)
+    if release is None:
+        return None
+    if release.date.isoformat() != match.group(1):
+        problems.append(
+            Problem(
+                name,
+                "date",
+                f"is {release.date.isoformat()} but the file is named {path.name}; "
+                "make the date and the file name agree",
+            )
+        )
+        return None
+    return ReleaseFile(name, int(match.group(2) or 1), release)
+
+
 class _Shown:
     """Paths as the maintainer typed them: relative to where the entries folder lives."""
 
@@ -126,24 +178,40 @@ class _Shown:
         return (self.entries / path.relative_to(self.entries)).as_posix()
 
 
-def _release_paths(entries: Path) -> list[Path]:
-    """Every ``*.toml`` below ``entries`` except the site file, in a fixed order.
+def release_paths(entries: Path) -> list[Path]:
+    """Every ``*.toml`` below ``entries`` except the site file, in a fixed order."""
+    return [path for _, path in release_files(entries)]
+
+
+def release_files(entries: Path) -> list[tuple[str, Path]]:
+    """Every ``*.toml`` below ``entries`` but the site file: (relative POSIX path, path).
 
     Hidden files and folders (editor backups, ``.git``) are skipped; sorting
-    makes the result independent of the file system's listing order.
+    makes the result independent of the file system's listing order. The
+    files ``entries.rglob("*.toml")`` finds, without pathlib's cost per file.
     """
-    found = []
-    for path in entries.rglob("*.toml"):
-        relative = path.relative_to(entries)
-        if any(part.startswith(".") for part in relative.parts):
-            continue
-        if relative.as_posix() == SITE_FILE:
-            continue
-        found.append(path)
-    return sorted(found, key=lambda p: p.relative_to(entries).as_posix())
+    found: list[tuple[str, Path]] = []
+    _find_toml(entries, "", found)
+    found.sort(key=lambda pair: pair[0])
+    return [pair for pair in found if pair[0] != SITE_FILE]
 
 
-def _read_toml(path: Path, name: str, problems: list[Problem]) -> dict[str, Any] | None:
+def _find_toml(folder: Path, prefix: str, found: list[tuple[str, Path]]) -> None:
+    try:
+        with os.scandir(folder) as listing:
+            children = [(child.name, child.is_dir(follow_symlinks=False)) for child in listing]
+    except PermissionError:
+        return
+    for name, is_dir in children:
+        if name.startswith("."):
+            continue
+        if name.endswith(".toml"):
+            found.append((prefix + name, folder / name))
+        if is_dir:
+            _find_toml(folder / name, f"{prefix}{name}/", found)
+
+
+def _read_file(path: Path, name: str, problems: list[Problem]) -> bytes | None:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
@@ -151,13 +219,16 @@ def _read_toml(path: Path, name: str, problems: list[Problem]) -> dict[str, Any]
                 Problem(name, "(file)", f"is {size} bytes; the limit is {MAX_FILE_BYTES}")
             )
             return None
-        raw = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         problems.append(Problem(name, "(file)", "is missing"))
         return None
     except OSError as exc:
         problems.append(Problem(name, "(file)", f"cannot be read: {exc.strerror}"))
         return None
+
+
+def _parse_toml(raw: bytes, name: str, problems: list[Problem]) -> dict[str, Any] | None:
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]  # a UTF-8 byte order mark, as some editors write
     try:
@@ -173,7 +244,7 @@ def _read_toml(path: Path, name: str, problems: list[Problem]) -> dict[str, Any]
         )
         return None
     try:
-        return _parse_toml(text)
+        return _fast_toml(text)
     except ValueError:
         pass  # the message comes from tomllib below, whatever tomli's version says
     try:

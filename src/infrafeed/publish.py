@@ -140,6 +140,7 @@ class Stage:
         self.dir = out / f"{STAGING_PREFIX}{os.getpid()}"
         self.dir.mkdir()
         self.hashes: dict[str, str] = {}
+        self.kept: dict[str, FileRecord] = {}
 
     def target(self, relative: str) -> Path:
         """The final path of ``relative``, refused if it would leave the output folder."""
@@ -167,6 +168,18 @@ class Stage:
             ) from None
         self.hashes[relative] = hashlib.sha256(data).hexdigest()
 
+    def keep(self, relative: str, record: FileRecord) -> bool:
+        """Publish ``relative`` as it is, without staging it: the caller knows its bytes.
+
+        Refused (False: stage it instead) unless the file is on disk as
+        ``record``, the previous build's, says.
+        """
+        self.target(relative)
+        if not outputs_intact(self.out, {relative: record}):
+            return False
+        self.kept[relative] = record
+        return True
+
     def cleanup(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -188,7 +201,7 @@ def commit(stage: Stage, previous: Manifest, manifest: Manifest) -> Report:
     """
     out = stage.out
     written: list[str] = []
-    unchanged: list[str] = []
+    unchanged: list[str] = list(stage.kept)
     for relative in sorted(stage.hashes):
         target = stage.target(relative)
         if _sha256_of(target) == stage.hashes[relative]:
@@ -196,7 +209,7 @@ def commit(stage: Stage, previous: Manifest, manifest: Manifest) -> Report:
         else:
             written.append(relative)
 
-    vanished = sorted(set(previous.files) - set(stage.hashes))
+    vanished = sorted(set(previous.files) - set(stage.hashes) - set(stage.kept))
     # Record intent first: if this build dies mid-way, the next one still knows
     # that the files about to appear are infrafeed's.
     intent = Manifest(
@@ -234,7 +247,7 @@ def commit(stage: Stage, previous: Manifest, manifest: Manifest) -> Report:
         removed.append(relative)
         _remove_empty_parents(target.parent, out)
 
-    manifest.files = {}
+    manifest.files = dict(stage.kept)
     for relative in sorted(stage.hashes):
         stat = stage.target(relative).stat()
         manifest.files[relative] = FileRecord(
@@ -242,7 +255,7 @@ def commit(stage: Stage, previous: Manifest, manifest: Manifest) -> Report:
         )
     if written or removed or manifest.to_bytes() != previous.to_bytes():
         _write_manifest(out, manifest)
-    return Report(tuple(written), tuple(unchanged), tuple(removed), tuple(kept))
+    return Report(tuple(written), tuple(sorted(unchanged)), tuple(removed), tuple(kept))
 
 
 def outputs_intact(out: Path, files: Mapping[str, FileRecord]) -> bool:

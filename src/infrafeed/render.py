@@ -47,20 +47,30 @@ def render_parts(item: Item) -> dict[str, bytes]:
 
 
 class Parts:
-    """Every item's parts, each rendered on first use, or known from a previous build."""
+    """Every item's parts, each rendered on first use, or known from a previous build.
 
-    def __init__(self, known: Mapping[Item, Mapping[str, bytes]] | None = None) -> None:
-        self._parts: dict[Item, Mapping[str, bytes]] = dict(known or {})
+    Looked up by item id, which is unique in a build, and confirmed by the
+    item itself (the same object, as a build passes it along, or an equal one).
+    """
+
+    def __init__(self, known: Iterable[tuple[Item, Mapping[str, bytes]]] = ()) -> None:
+        self._parts: dict[str, tuple[Item, Mapping[str, bytes]]] = {
+            item.id: (item, parts) for item, parts in known
+        }
 
     def __call__(self, item: Item) -> Mapping[str, bytes]:
-        parts = self._parts.get(item)
+        parts = self.get(item)
         if parts is None:
-            parts = self._parts[item] = render_parts(item)
+            parts = render_parts(item)
+            self._parts[item.id] = (item, parts)
         return parts
 
     def get(self, item: Item) -> Mapping[str, bytes] | None:
         """The parts of ``item`` if rendered or known, without rendering them."""
-        return self._parts.get(item)
+        found = self._parts.get(item.id)
+        if found is None or not (found[0] is item or found[0] == item):
+            return None
+        return found[1]
 
 
 def documents(
