@@ -70,10 +70,15 @@ class Row:
         return statistics.median(r.written for r in self.runs)
 
 
+# Children write and use .pyc files, as an installed infrafeed does, even where the
+# calling environment says not to (some sandboxes set PYTHONDONTWRITEBYTECODE).
+ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
 def measure(argv: Sequence[str]) -> Run:
     """Run ``argv`` to completion; wall time, peak RSS and bytes written of that process."""
     start = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -100,7 +105,7 @@ class Bench:
         self.rows: list[Row] = []
         # Older versions have no --cache option (for comparing with them).
         usage = subprocess.run(
-            [self.infrafeed, "build", "--help"], capture_output=True, text=True, check=True
+            [self.infrafeed, "build", "--help"], capture_output=True, text=True, check=True, env=ENV
         )
         self.has_cache = "--cache" in usage.stdout
 
@@ -109,10 +114,11 @@ class Bench:
         return argv + (["--cache", str(cache)] if self.has_cache else [])
 
     def startup(self) -> None:
+        # Start-up and no-op builds take tens of milliseconds: many runs even out the noise.
         self.rows.append(
-            Row("-", "import", self.repeat([self.python, "-c", "import infrafeed.cli"], 10))
+            Row("-", "import", self.repeat([self.python, "-c", "import infrafeed.cli"], 20))
         )
-        self.rows.append(Row("-", "--help", self.repeat([self.infrafeed, "--help"], 10)))
+        self.rows.append(Row("-", "--help", self.repeat([self.infrafeed, "--help"], 20)))
 
     def repeat(self, argv: Sequence[str], count: int) -> tuple[Run, ...]:
         measure(argv)  # warm-up
@@ -135,7 +141,10 @@ class Bench:
             clean()
             cold.append(measure(argv))
         self.rows.append(Row(label, "cold", tuple(cold)))
-        self.rows.append(Row(label, "noop", tuple(measure(argv) for _ in range(runs))))
+        noop = [
+            measure(argv) for _ in range(max(runs, 20 if count is None or count < 50_000 else 0))
+        ]
+        self.rows.append(Row(label, "noop", tuple(noop)))
 
         if count is not None:
             # Each run adds the release of the day after the newest one.

@@ -11,7 +11,6 @@ what the change touched (cache.py, incremental.py).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,10 +19,11 @@ from typing import TYPE_CHECKING
 from . import __version__
 from .cache import Cache, Signature, entry_files
 from .errors import GuardError
-from .publish import Manifest, Report, Stage, commit, locked, outputs_intact
+from .report import Report
 
 if TYPE_CHECKING:
     from .items import Item
+    from .publish import Manifest
 
 
 @dataclass(frozen=True)
@@ -47,19 +47,26 @@ def build(
     and renders only what the change touched. The output is byte for byte
     the same as without it.
     """
-    with locked(out, lock_wait):
-        store = Cache(cache) if cache is not None else None
-        signature = Signature(entries) if store is not None else None
-        if store is not None and signature is not None:
-            files = store.unchanged(entries, out, signature, __version__)
-            if files is not None:
-                return BuildResult(Report((), files, (), ()), skipped=True)
+    store = Cache(cache) if cache is not None else None
+    signature = Signature(entries) if store is not None else None
+    if store is not None and signature is not None:
+        # Before taking the lock, and importing the publisher: a build that
+        # changes the output first removes the stamp, so a stamp that matches
+        # the entries and the output files describes the output as it is.
+        files = store.unchanged(entries, out, signature, __version__)
+        if files is not None:
+            return BuildResult(Report((), files, (), ()), skipped=True)
 
+    from .publish import MANIFEST, Manifest, locked, outputs_intact
+
+    with locked(out, lock_wait):
         previous = Manifest.read(out)
-        inputs = inputs_digest(entries)
+        # With a cache, the bytes read for the digest are the ones loaded: no second read.
+        contents: dict[str, bytes] | None = {} if store is not None else None
+        inputs = inputs_digest(entries, contents)
         if previous.inputs == inputs and outputs_intact(out, previous.files):
             if store is not None and signature is not None:
-                store.stamp(entries, out, signature, __version__, previous.files)
+                store.stamp(entries, out, signature, __version__, previous.files, [MANIFEST])
             return BuildResult(Report((), tuple(sorted(previous.files)), (), ()), skipped=True)
         if store is not None:
             store.unstamp(entries, out)
@@ -67,10 +74,11 @@ def build(
         if store is None:
             result = _build(entries, out, previous, inputs, allow_changes)
         else:
-            result = _build_cached(entries, out, previous, inputs, allow_changes, store)
+            assert contents is not None
+            result = _build_cached(entries, out, previous, inputs, allow_changes, store, contents)
             assert signature is not None
             files = (*result.report.written, *result.report.unchanged)
-            store.stamp(entries, out, signature, __version__, files)
+            store.stamp(entries, out, signature, __version__, files, [MANIFEST])
         return result
 
 
@@ -80,6 +88,7 @@ def _build(
     from .feeds import feed_specs, select_all
     from .items import build_items
     from .loader import load
+    from .publish import Manifest, Stage, commit
     from .render import render_all
 
     changelog = load(entries)
@@ -100,45 +109,59 @@ def _build(
 
 
 def _build_cached(
-    entries: Path, out: Path, previous: Manifest, inputs: str, allow_changes: bool, store: Cache
+    entries: Path,
+    out: Path,
+    previous: Manifest,
+    inputs: str,
+    allow_changes: bool,
+    store: Cache,
+    contents: Mapping[str, bytes],
 ) -> BuildResult:
     """As :func:`_build`, with what the cache knows: only changed documents are rendered."""
     from .feeds import feed_specs, select_all
-    from .incremental import load_items
-    from .render import Parts, assemblers, documents, render
+    from .incremental import Documents, load_items
+    from .publish import Manifest, Stage, commit
+    from .render import Parts, documents, frames, render
 
-    loaded = load_items(entries, store)
+    loaded = load_items(entries, store, contents)
     site, items = loaded.site, loaded.items
     specs = feed_specs(site)
     published = {spec.key: select_all(items, spec) for spec in specs}
     feeds = guard(previous.feeds, published, allow_changes=allow_changes)
 
-    parts = Parts(loaded.known)
-    assemble = assemblers()
-    shown = loaded.releases.documents()
+    parts = Parts()
+    frame_of = frames()
+    shown = Documents(loaded, out)
     stage = Stage(out)
     try:
         for doc in documents(site, specs, items, __version__):
             relative = doc.spec.path(doc.format)
-            key = loaded.document_key(relative, doc.items)
             record = previous.files.get(relative)
+            sha256 = record.sha256 if record is not None else None
             if (
                 record is not None
-                and shown.get(relative) == (key, record.sha256)
+                and shown.unchanged(relative, doc, sha256)
                 and stage.keep(relative, record)
             ):
                 continue
-            stage.write(relative, render(doc, parts, assemble))
-            shown[relative] = (key, stage.hashes[relative])
+            previous_doc = shown.previous(relative, record)
+            data, frame, lengths = render(doc, parts, frame_of, shown.keys(doc), previous_doc)
+            stage.write(relative, data)
+            shown.rendered(relative, doc, stage.hashes[relative], frame, lengths)
         report = commit(stage, previous, Manifest(feeds=feeds, inputs=inputs))
     finally:
         stage.cleanup()
-    loaded.save(parts, {path: shown[path] for path in (*report.written, *report.unchanged)})
+    loaded.save(shown, (*report.written, *report.unchanged))
     return BuildResult(report, skipped=False)
 
 
-def inputs_digest(entries: Path) -> str:
-    """A hash of everything the output depends on: infrafeed's version and every entry file."""
+def inputs_digest(entries: Path, contents: dict[str, bytes] | None = None) -> str:
+    """A hash of everything the output depends on: infrafeed's version and every entry file.
+
+    ``contents``, if given, receives the bytes of each file read, by relative path.
+    """
+    import hashlib  # here: loading OpenSSL is a third of what a no-op build costs
+
     digest = hashlib.sha256(f"infrafeed {__version__}\n".encode())
     for relative, entry in entry_files(entries):
         digest.update(f"{len(relative)}:{relative}\n".encode())
@@ -146,6 +169,9 @@ def inputs_digest(entries: Path) -> str:
             data = Path(entry.path).read_bytes()
         except OSError:
             data = b"\xff(unreadable)"
+        else:
+            if contents is not None:
+                contents[relative] = data
         digest.update(f"{len(data)}\n".encode())
         digest.update(data)
     return digest.hexdigest()

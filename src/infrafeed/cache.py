@@ -6,9 +6,9 @@ where infrafeed runs, as pytest and mypy keep theirs), never inside the
 output folder, which is served. Layout::
 
     CACHEDIR.TAG                 asks backup tools to skip the folder
-    stamps/<digest>.json         per entries and output folder: the no-op check
-    <namespace>/releases-<hash>  per folder of entries: what each release file gave
-    <namespace>/documents.json   per output file: what it showed, and its sha256
+    stamps/<crc>.stamp           per entries and output folder: the no-op check
+    <namespace>/releases-<crc>   per folder of entries: what each release file gave
+    <namespace>/documents        per output file: what it showed, and its sha256
 
 A namespace is a digest of everything besides a release file's own bytes
 that decides what the file gives: site.toml, the time zone's rules, the
@@ -21,23 +21,16 @@ This module stays import-light: the no-op check runs before anything heavy.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import marshal
 import os
-import re
-import shutil
 import time
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .publish import MANIFEST
-
-FORMAT = 1  # of everything below; a new format makes every old file a miss
+FORMAT = 2  # of everything below; a new format makes every old file a miss
 _MAGIC = b"infrafeed-cache\n"
-_NAMESPACE = re.compile(r"^[0-9a-f]{32}$")
 # A file changed this recently may change again within the same tick of the
 # file system's clock without its stat changing: it is not stamped.
 _RACY_NS = 2_000_000_000
@@ -56,12 +49,12 @@ def entry_files(entries: Path) -> list[tuple[str, os.DirEntry[str]]]:
     """
     found: list[tuple[str, os.DirEntry[str]]] = []
     if entries.is_dir():
-        _walk(str(entries), "", found)
+        _walk(str(entries), "", found.append)
     found.sort(key=lambda pair: pair[0])
     return found
 
 
-def _walk(folder: str, prefix: str, found: list[tuple[str, os.DirEntry[str]]]) -> None:
+def _walk(folder: str, prefix: str, found: Callable[[tuple[str, os.DirEntry[str]]], None]) -> None:
     try:
         with os.scandir(folder) as listing:
             children = list(listing)
@@ -71,28 +64,45 @@ def _walk(folder: str, prefix: str, found: list[tuple[str, os.DirEntry[str]]]) -
         if child.is_dir(follow_symlinks=False):
             _walk(child.path, f"{prefix}{child.name}/", found)
         elif child.is_file():
-            found.append((f"{prefix}{child.name}", child))
+            found((f"{prefix}{child.name}", child))
 
 
 class Signature:
-    """The stat of every entry file, taken before any is read: how a no-op is seen cheaply."""
+    """The stat of every entry file, taken before any is read: how a no-op is seen cheaply.
+
+    In listing order, not sorted: a listing that changes order only costs a
+    build that finds nothing to do.
+    """
 
     def __init__(self, entries: Path) -> None:
-        digest = hashlib.sha256()
-        newest = 0
-        for relative, entry in entry_files(entries):
-            try:
-                st = entry.stat()
-            except OSError:
-                digest.update(f"{relative}\0-\n".encode())
-                continue
-            digest.update(
-                f"{relative}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0"
-                f"{st.st_ino}\0{st.st_dev}\n".encode()
-            )
-            newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
-        self.digest = digest.hexdigest()
-        self.racy = newest >= time.time_ns() - _RACY_NS
+        self.files: list[tuple[str, int, int, int, int]] = []
+        if entries.is_dir():
+            _stat_walk(str(entries), "", self.files)
+
+    @property
+    def racy(self) -> bool:
+        newest = max((max(f[2], f[3]) for f in self.files), default=0)
+        return newest >= time.time_ns() - _RACY_NS
+
+
+def _stat_walk(folder: str, prefix: str, files: list[tuple[str, int, int, int, int]]) -> None:
+    # _walk's files, stat'ed on the way: this loop is most of a no-op build.
+    try:
+        with os.scandir(folder) as listing:
+            for child in listing:
+                if child.is_dir(follow_symlinks=False):
+                    _stat_walk(child.path, f"{prefix}{child.name}/", files)
+                elif child.is_file():
+                    try:
+                        st = child.stat()
+                    except OSError:
+                        files.append((prefix + child.name, -1, -1, -1, -1))
+                        continue
+                    files.append(
+                        (prefix + child.name, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+                    )
+    except PermissionError:
+        return
 
 
 class Cache:
@@ -106,55 +116,71 @@ class Cache:
     ) -> tuple[str, ...] | None:
         """The output files, if the stamp says these entries built this output as it is."""
         try:
-            stamp = json.loads(self._stamp(entries, out).read_bytes())
-            if stamp["format"] != FORMAT or stamp["version"] != version:
+            path, paths = self._stamp(entries, out)
+            stamp = marshal.loads(path.read_bytes())  # noqa: S302 - our own file
+            files, watched = stamp["files"], stamp["watched"]
+            if (
+                stamp["format"] != FORMAT
+                or stamp["version"] != version
+                or stamp["paths"] != paths
+                or stamp["entries"] != signature.files
+                or watched != _stats(out, [w[0] for w in watched])
+            ):
                 return None
-            if stamp["entries"] != signature.digest:
-                return None
-            files = tuple(stamp["files"])
-            if _outputs_digest(out, files) != stamp["outputs"]:
-                return None
-        except (OSError, ValueError, KeyError, TypeError):
+            return tuple(files)
+        except (OSError, ValueError, EOFError, KeyError, TypeError, IndexError):
             return None
-        return files
 
     def stamp(
-        self, entries: Path, out: Path, signature: Signature, version: str, files: Iterable[str]
+        self,
+        entries: Path,
+        out: Path,
+        signature: Signature,
+        version: str,
+        files: Iterable[str],
+        also: Iterable[str] = (),
     ) -> None:
-        """Record that ``signature``'s entries built the output as it is now."""
-        path = self._stamp(entries, out)
+        """Record that ``signature``'s entries built the output as it is now.
+
+        ``files`` are the output files; the stat of ``also`` (the manifest) is
+        checked too. Entries changed in the last seconds are not stamped.
+        """
         if signature.racy:
             self.unstamp(entries, out)
             return
+        path, paths = self._stamp(entries, out)
         files = sorted(files)
         stamp = {
             "format": FORMAT,
             "version": version,
-            "entries": signature.digest,
-            "outputs": _outputs_digest(out, files),
+            "paths": paths,
+            "entries": signature.files,
             "files": files,
+            "watched": _stats(out, [*also, *files]),
         }
         with contextlib.suppress(OSError):
             self._ensure()
             path.parent.mkdir(exist_ok=True)
-            _write(path, json.dumps(stamp).encode())
+            _write(path, marshal.dumps(stamp))
 
     def unstamp(self, entries: Path, out: Path) -> None:
         """Forget the stamp: from now on the output may not be what the entries built."""
         with contextlib.suppress(FileNotFoundError):
-            self._stamp(entries, out).unlink()
+            self._stamp(entries, out)[0].unlink()
 
-    def _stamp(self, entries: Path, out: Path) -> Path:
-        key = f"{entries.resolve()}\0{out.resolve()}".encode()
-        return self.folder / "stamps" / f"{hashlib.sha256(key).hexdigest()[:32]}.json"
+    def _stamp(self, entries: Path, out: Path) -> tuple[Path, str]:
+        paths = f"{entries.resolve()}\0{out.resolve()}"
+        return self.folder / "stamps" / f"{_crc(paths)}.stamp", paths
 
     # -- what release files gave, and what documents showed ---------------------
 
     def releases(self, namespace: str) -> Releases:
+        import shutil
+
         self._ensure()
         folder = self.folder / namespace
         for other in self.folder.iterdir():
-            if other != folder and _NAMESPACE.match(other.name) and other.is_dir():
+            if other != folder and _is_namespace(other.name) and other.is_dir():
                 shutil.rmtree(other, ignore_errors=True)
         folder.mkdir(exist_ok=True)
         return Releases(folder)
@@ -166,7 +192,7 @@ class Cache:
             _write(tag, _TAG.encode())
 
 
-Record = tuple[Any, ...]  # (key, date, sequence, items, parts): see incremental.py
+Record = tuple[Any, ...]  # (key, date, sequence, items): see incremental.py
 
 
 class Releases:
@@ -187,15 +213,16 @@ class Releases:
         self._segment(segment)[relative] = record
         self._dirty.add(segment)
 
-    def documents(self) -> dict[str, tuple[str, str]]:
-        """Per output path: (digest of what it showed, sha256 of its bytes)."""
+    def documents(self) -> dict[str, Any]:
+        """Per output path: what it showed (see incremental.Documents)."""
+        payload = _read_checked(self.folder / "documents")
         try:
-            data = json.loads((self.folder / "documents.json").read_bytes())
-            return {path: (str(key), str(sha)) for path, (key, sha) in data.items()}
-        except (OSError, ValueError, TypeError):
+            data = marshal.loads(payload) if payload is not None else {}  # noqa: S302
+        except (ValueError, EOFError, TypeError):
             return {}
+        return data if isinstance(data, dict) else {}
 
-    def save(self, current: Iterable[str], documents: Mapping[str, tuple[str, str]]) -> None:
+    def save(self, current: Iterable[str], documents: Mapping[str, Any]) -> None:
         """Write what changed; forget release files that are gone.
 
         Written without fsync: a file cut short by a crash fails its checksum
@@ -216,9 +243,7 @@ class Releases:
                     self._dirty.add(segment)
                 if segment in self._dirty:
                     _write_checked(self.folder / f"releases-{segment}", marshal.dumps(records))
-            if documents != self.documents():
-                text = json.dumps(dict(sorted(documents.items())), indent=0)
-                _write(self.folder / "documents.json", text.encode())
+            _write_checked(self.folder / "documents", marshal.dumps(dict(documents)))
         self._dirty.clear()
 
     def _segment(self, segment: str) -> dict[str, Record]:
@@ -236,20 +261,28 @@ class Releases:
 
 
 def _segment_of(relative: str) -> str:
-    folder = relative.rpartition("/")[0]
-    return hashlib.sha256(folder.encode()).hexdigest()[:16]
+    # Folders whose names share a CRC share a file: records are keyed by path.
+    return _crc(relative.rpartition("/")[0])
 
 
-def _outputs_digest(out: Path, files: Iterable[str]) -> str:
-    digest = hashlib.sha256()
-    for relative in [MANIFEST, *files]:
+def _stats(out: Path, files: Iterable[str]) -> list[tuple[str, int, int, int]]:
+    found = []
+    for relative in files:
         try:
             st = (out / relative).stat()
         except OSError:
-            digest.update(f"{relative}\0-\n".encode())
+            found.append((relative, -1, -1, -1))
             continue
-        digest.update(f"{relative}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n".encode())
-    return digest.hexdigest()
+        found.append((relative, st.st_size, st.st_mtime_ns, st.st_ino))
+    return found
+
+
+def _is_namespace(name: str) -> bool:
+    return len(name) == 32 and all(c in "0123456789abcdef" for c in name)
+
+
+def _crc(text: str) -> str:
+    return f"{zlib.crc32(text.encode()):08x}"
 
 
 def _write(path: Path, data: bytes) -> None:

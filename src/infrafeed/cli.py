@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -244,6 +243,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_DATA
     except Exception as exc:
         if os.environ.get("INFRAFEED_DEBUG"):
+            import traceback
+
             traceback.print_exc()
         click.echo(
             f"infrafeed: internal error: {type(exc).__name__}: {exc} "

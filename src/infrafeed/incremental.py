@@ -14,20 +14,24 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import itertools
 import sys
 import zoneinfo
-from collections.abc import Mapping
+from array import array
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import __version__
 from .cache import FORMAT, Cache, Releases
+from .document import FeedDocument
 from .errors import DataError, InfraFeedError
 from .items import Item, release_items
 from .loader import SITE_FILE, load, load_release, load_site, release_files
 from .models import Site
-from .render import Parts
+from .publish import FileRecord, outputs_intact
+from .render import Frame, Previous
 
 
 @dataclass
@@ -37,35 +41,127 @@ class Loaded:
     site: Site
     items: tuple[Item, ...]
     keys: dict[str, str]  # per item id: a name for the item that changes when it does
-    known: list[tuple[Item, Mapping[str, bytes]]]  # parts rendered by earlier builds
     namespace: str
     releases: Releases
     files: dict[str, tuple[str, str, int, tuple[Item, ...]]] = field(default_factory=dict)
+    fresh: set[str] = field(default_factory=set)  # release files read and validated this time
 
-    def document_key(self, path: str, items: tuple[Item, ...]) -> str:
-        """A digest of everything a document shows (besides the settings and versions)."""
-        digest = hashlib.sha256(f"{self.namespace}\0{path}\0".encode())
-        for item in items:
-            digest.update(self.keys[item.id].encode())
-        return digest.hexdigest()
-
-    def save(self, parts: Parts, documents: Mapping[str, tuple[str, str]]) -> None:
-        """Record each release file's items, with the parts rendered so far for them."""
-        for relative, (key, date, sequence, items) in self.files.items():
-            old = self.releases.get(relative, key)
-            before = old[4] if old is not None else (None,) * len(items)
-            now = tuple(
-                _triple(parts.get(item)) or had for item, had in zip(items, before, strict=True)
-            )
-            if old is None or now != before:
-                self.releases.put(relative, (key, date, sequence, _pack(items), now))
-        self.releases.save(self.files, documents)
+    def save(self, documents: Documents, published: Iterable[str]) -> None:
+        """Record each new release file's items, and what each published document shows."""
+        for relative in self.fresh:
+            key, date, sequence, items = self.files[relative]
+            self.releases.put(relative, (key, date, sequence, _pack(items)))
+        self.releases.save(self.files, {path: documents.now[path] for path in published})
 
 
-def load_items(entries: Path, cache: Cache) -> Loaded:
-    """The site and every item, as ``build_items(load(entries))`` gives them."""
+class Documents:
+    """Per output file: a digest of the items it shows and where each one's part is.
+
+    A document whose items are all unchanged is not rendered again. One
+    that changed takes the parts of its unchanged items from the published
+    file itself (checked against the sha256 the manifest recorded), and
+    renders only the others: after a new release, the feed of every item
+    costs what the release costs plus a copy of the bytes it already had.
+    """
+
+    def __init__(self, loaded: Loaded, out: Path) -> None:
+        self.loaded = loaded
+        self.out = out
+        self.before = {
+            path: shown for path, shown in loaded.releases.documents().items() if _valid(shown)
+        }
+        self.now: dict[str, Shown] = {}
+        self._keys: dict[int, tuple[tuple[Item, ...], tuple[str, ...]]] = {}
+
+    def keys(self, doc: FeedDocument) -> tuple[str, ...]:
+        # One tuple per selection of items, shared by a feed's formats (and in the cache).
+        found = self._keys.get(id(doc.items))
+        if found is None or found[0] is not doc.items:
+            keys = tuple(self.loaded.keys[item.id] for item in doc.items)
+            found = self._keys[id(doc.items)] = (doc.items, keys)
+        return found[1]
+
+    def digest(self, relative: str, doc: FeedDocument) -> str:
+        text = "\0".join((self.loaded.namespace, relative, *self.keys(doc)))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def unchanged(self, relative: str, doc: FeedDocument, sha256: str | None) -> bool:
+        """True when the file holding ``sha256`` showed exactly ``doc``'s items."""
+        before = self.before.get(relative)
+        if sha256 is None or before is None or before[1] != sha256:
+            return False
+        if before[0] != self.digest(relative, doc):
+            return False
+        self.now[relative] = before
+        return True
+
+    def previous(self, relative: str, record: FileRecord | None) -> Previous | None:
+        """The published file as the last build wrote it, if it still is.
+
+        Trusted as the manifest describes it when its size and mtime are the
+        recorded ones, as a no-op build trusts it.
+        """
+        before = self.before.get(relative)
+        if (
+            record is None
+            or before is None
+            or before[1] != record.sha256
+            or not outputs_intact(self.out, {relative: record})
+        ):
+            return None
+        try:
+            data = (self.out / relative).read_bytes()
+        except OSError:
+            return None
+        _, _, keys, packed, head, separator = before
+        lengths = array("q")
+        lengths.frombytes(packed)
+        if len(data) != record.size or len(lengths) != len(keys):
+            return None
+        # Part i starts after the head, the parts before it and their separators.
+        ends = itertools.accumulate((n + separator for n in lengths), initial=head)
+        starts = list(ends)[:-1]
+        index = {key: position for position, key in enumerate(keys)}
+        return Previous(memoryview(data), index, starts, lengths)
+
+    def rendered(
+        self, relative: str, doc: FeedDocument, sha256: str, frame: Frame, lengths: array[int]
+    ) -> None:
+        self.now[relative] = (
+            self.digest(relative, doc),
+            sha256,
+            self.keys(doc),
+            lengths.tobytes(),
+            len(frame.head),
+            len(frame.separator),
+        )
+
+
+# digest, sha256, item keys, lengths of their parts, length of the head, of a separator
+Shown = tuple[str, str, tuple[str, ...], bytes, int, int]
+
+
+def _valid(shown: Any) -> bool:
+    return (
+        isinstance(shown, tuple)
+        and len(shown) == 6
+        and isinstance(shown[0], str)
+        and isinstance(shown[1], str)
+        and isinstance(shown[2], tuple)
+        and isinstance(shown[3], bytes)
+        and len(shown[3]) == 8 * len(shown[2])
+        and isinstance(shown[4], int)
+        and isinstance(shown[5], int)
+    )
+
+
+def load_items(entries: Path, cache: Cache, contents: Mapping[str, bytes] | None = None) -> Loaded:
+    """The site and every item, as ``build_items(load(entries))`` gives them.
+
+    ``contents`` holds the bytes of entry files already read, by relative path.
+    """
     try:
-        return _load_items(entries, cache)
+        return _load_items(entries, cache, contents or {})
     except (DataError, OSError) as exc:
         load(entries)  # the whole folder again: every problem of every file, as without a cache
         raise InfraFeedError(
@@ -73,34 +169,39 @@ def load_items(entries: Path, cache: Cache) -> Loaded:
         ) from exc
 
 
-def _load_items(entries: Path, cache: Cache) -> Loaded:
+def _load_items(entries: Path, cache: Cache, contents: Mapping[str, bytes]) -> Loaded:
     site_path = entries / SITE_FILE
-    site_raw = site_path.read_bytes()
+    site_raw = contents.get(SITE_FILE)
+    if site_raw is None:
+        site_raw = site_path.read_bytes()
     site = load_site((entries / SITE_FILE).as_posix(), site_raw)
     namespace = _namespace(site, site_raw)
     releases = cache.releases(namespace)
     zone = zoneinfo.ZoneInfo(site.timezone)
     modules = {m.number: m for m in site.modules}
 
-    loaded = Loaded(site, (), {}, [], namespace, releases)
+    loaded = Loaded(site, (), {}, namespace, releases)
     order = []
     shown = (entries / "-").as_posix()[:-1]  # as loader.load shows paths: "entries/"
     for relative, path in release_files(entries):
-        raw = path.read_bytes()
-        key = hashlib.sha256(raw).hexdigest()
+        raw = contents.get(relative)
+        if raw is None:
+            raw = path.read_bytes()
+        key = hashlib.sha256(raw).hexdigest()[:24]
         name = shown + relative
         record = releases.get(relative, key)
+        items = None
         if record is not None:
-            _, date, sequence, packed, parts = record
-            items = _unpack(packed, name, zone, modules)
-            for item, item_parts in zip(items, parts, strict=True):
-                if item_parts is not None:
-                    rss, atom, json = item_parts
-                    loaded.known.append((item, {"rss": rss, "atom": atom, "json": json}))
-        else:
+            try:
+                _, date, sequence, packed = record
+                items = _unpack(packed, name, zone, modules)
+            except (TypeError, ValueError, KeyError):
+                items = None  # not a record this version wrote: a miss
+        if items is None:
             rf = load_release(site, path, name, raw)
             date, sequence = rf.release.date.isoformat(), rf.sequence
             items = tuple(release_items(site, rf))
+            loaded.fresh.add(relative)
         for index, item in enumerate(items):
             loaded.keys[item.id] = f"{key}:{index}"
         loaded.files[relative] = (key, date, sequence, items)
@@ -149,10 +250,6 @@ def _zone_rules(name: str) -> bytes:
         return f"tzdata {tzdata.IANA_VERSION}".encode()
     except ImportError:
         return b"unknown"
-
-
-def _triple(parts: Mapping[str, bytes] | None) -> tuple[bytes, bytes, bytes] | None:
-    return None if parts is None else (parts["rss"], parts["atom"], parts["json"])
 
 
 def _pack(items: tuple[Item, ...]) -> tuple[tuple[Any, ...], ...]:

@@ -11,7 +11,9 @@ document is then its head, its items' parts and its tail.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import NamedTuple
 
 from .document import FeedDocument, newest_date
 from .feeds import FORMATS, FeedSpec, select
@@ -20,6 +22,23 @@ from .models import Site
 
 Renderer = Callable[[FeedDocument], bytes]
 Assembler = Callable[[FeedDocument, Iterable[bytes]], bytes]
+Part = bytes | memoryview
+
+
+class Frame(NamedTuple):
+    """A document around its items: ``head + separator.join(parts) + tail``."""
+
+    head: bytes
+    separator: bytes
+    tail: bytes
+    empty: bytes  # the document without items (not always head + tail: JSON's "[]")
+
+
+def join(frame: Frame, parts: Iterable[Part]) -> bytes:
+    listed = list(parts)
+    if not listed:
+        return frame.empty
+    return b"".join((frame.head, frame.separator.join(listed), frame.tail))
 
 
 def renderers() -> dict[str, Renderer]:
@@ -30,11 +49,11 @@ def renderers() -> dict[str, Renderer]:
     return {"rss": render_rss, "atom": render_atom, "json": render_json}
 
 
-def assemblers() -> dict[str, Assembler]:
-    from .render_feedgen import atom_document, rss_document
-    from .render_json import json_document
+def frames() -> dict[str, Callable[[FeedDocument], Frame]]:
+    from .render_feedgen import atom_frame, rss_frame
+    from .render_json import json_frame
 
-    return {"rss": rss_document, "atom": atom_document, "json": json_document}
+    return {"rss": rss_frame, "atom": atom_frame, "json": json_frame}
 
 
 def render_parts(item: Item) -> dict[str, bytes]:
@@ -47,30 +66,22 @@ def render_parts(item: Item) -> dict[str, bytes]:
 
 
 class Parts:
-    """Every item's parts, each rendered on first use, or known from a previous build.
+    """Every item's parts, each rendered on first use.
 
     Looked up by item id, which is unique in a build, and confirmed by the
     item itself (the same object, as a build passes it along, or an equal one).
     """
 
-    def __init__(self, known: Iterable[tuple[Item, Mapping[str, bytes]]] = ()) -> None:
-        self._parts: dict[str, tuple[Item, Mapping[str, bytes]]] = {
-            item.id: (item, parts) for item, parts in known
-        }
+    def __init__(self) -> None:
+        self._parts: dict[str, tuple[Item, Mapping[str, bytes]]] = {}
 
     def __call__(self, item: Item) -> Mapping[str, bytes]:
-        parts = self.get(item)
-        if parts is None:
-            parts = render_parts(item)
-            self._parts[item.id] = (item, parts)
-        return parts
-
-    def get(self, item: Item) -> Mapping[str, bytes] | None:
-        """The parts of ``item`` if rendered or known, without rendering them."""
         found = self._parts.get(item.id)
-        if found is None or not (found[0] is item or found[0] == item):
-            return None
-        return found[1]
+        if found is not None and (found[0] is item or found[0] == item):
+            return found[1]
+        parts = render_parts(item)
+        self._parts[item.id] = (item, parts)
+        return parts
 
 
 def documents(
@@ -92,9 +103,57 @@ def documents(
             )
 
 
-def render(doc: FeedDocument, parts: Parts, assemble: Mapping[str, Assembler]) -> bytes:
+class Previous(NamedTuple):
+    """A document as an earlier build wrote it: its bytes, and which item is where."""
+
+    data: memoryview
+    where: Mapping[str, int]  # item key -> position in the document
+    starts: Sequence[int]  # where each item's part starts in ``data``
+    lengths: array[int]  # and its length
+
+
+def render(
+    doc: FeedDocument,
+    parts: Parts,
+    frame_of: Mapping[str, Callable[[FeedDocument], Frame]],
+    keys: Sequence[str] = (),
+    previous: Previous | None = None,
+) -> tuple[bytes, Frame, array[int]]:
+    """The document's bytes, its frame, and the length of each item's part in them.
+
+    With ``previous`` (and the items' ``keys``), the items it showed are
+    copied from it, a run of neighbours at a time, instead of rendered:
+    after a new release, the old items of a feed are one copy.
+    """
     name = doc.format.name
-    return assemble[name](doc, (parts(item)[name] for item in doc.items))
+    frame = frame_of[name](doc)
+    items = doc.items
+    count = len(items)
+    old = [-1] * count
+    if previous is not None:
+        old = [previous.where.get(key, -1) for key in keys]
+    chunks: list[Part] = []
+    lengths = array("q")
+    j = 0
+    while j < count:
+        first = old[j]
+        if first < 0:
+            part = parts(items[j])[name]
+            chunks.append(part)
+            lengths.append(len(part))
+            j += 1
+            continue
+        assert previous is not None
+        k = j + 1
+        while k < count and old[k] == old[k - 1] + 1:
+            k += 1
+        last = first + k - j - 1
+        # Neighbours in both documents: one slice, the separators between them included.
+        start, end = previous.starts[first], previous.starts[last] + previous.lengths[last]
+        chunks.append(previous.data[start:end])
+        lengths.extend(previous.lengths[first : last + 1])
+        j = k
+    return join(frame, chunks), frame, lengths
 
 
 def render_all(
@@ -102,9 +161,8 @@ def render_all(
     specs: Sequence[FeedSpec],
     items: Sequence[Item],
     version: str,
-    parts: Parts | None = None,
 ) -> Iterator[tuple[str, bytes]]:
-    parts = parts if parts is not None else Parts()
-    assemble = assemblers()
+    parts = Parts()
+    frame_of = frames()
     for doc in documents(site, specs, items, version):
-        yield doc.spec.path(doc.format), render(doc, parts, assemble)
+        yield doc.spec.path(doc.format), render(doc, parts, frame_of)[0]

@@ -31,6 +31,7 @@ from lxml import etree
 
 from .document import FeedDocument
 from .items import Item
+from .render import Frame, join
 from .urls import absolute
 
 # The namespaces feedgen declares on <rss>: an <item> serialized under them
@@ -55,15 +56,23 @@ def render_atom(doc: FeedDocument) -> bytes:
 
 def rss_document(doc: FeedDocument, items: Iterable[bytes]) -> bytes:
     """The RSS document of ``doc`` around its items' ``<item>`` parts, in order."""
-    fg = _feed(doc)
-    fg.lastBuildDate(doc.updated)
-    fg.docs("https://www.rssboard.org/rss-specification")
-    return _around(bytes(fg.rss_str(pretty=True)), _RSS_TAIL, items)
+    return join(rss_frame(doc), items)
 
 
 def atom_document(doc: FeedDocument, items: Iterable[bytes]) -> bytes:
     """The Atom document of ``doc`` around its items' ``<entry>`` parts, in order."""
-    return _around(bytes(_feed(doc).atom_str(pretty=True)), _ATOM_TAIL, items)
+    return join(atom_frame(doc), items)
+
+
+def rss_frame(doc: FeedDocument) -> Frame:
+    fg = _feed(doc)
+    fg.lastBuildDate(doc.updated)
+    fg.docs("https://www.rssboard.org/rss-specification")
+    return _frame(bytes(fg.rss_str(pretty=True)), _RSS_TAIL)
+
+
+def atom_frame(doc: FeedDocument) -> Frame:
+    return _frame(bytes(_feed(doc).atom_str(pretty=True)), _ATOM_TAIL)
 
 
 def entries(item: Item) -> tuple[bytes, bytes]:
@@ -101,10 +110,10 @@ def rfc822(moment: dt.datetime) -> str:
     return f"{day}, {moment:%d} {month} {moment:%Y %H:%M:%S %z}"
 
 
-def _around(empty: bytes, tail: bytes, items: Iterable[bytes]) -> bytes:
+def _frame(empty: bytes, tail: bytes) -> Frame:
     if not empty.endswith(tail):
         raise AssertionError(f"feedgen's document no longer ends with {tail!r}")
-    return b"".join((empty[: -len(tail)], *items, tail))
+    return Frame(empty[: -len(tail)], b"", tail, empty)
 
 
 def _feed(doc: FeedDocument) -> FeedGenerator:

@@ -15,6 +15,7 @@ from typing import Any
 
 from .document import FeedDocument
 from .items import Item
+from .render import Frame, join
 from .urls import absolute
 
 VERSION = "https://jsonfeed.org/version/1.1"
@@ -27,6 +28,10 @@ def render_json(doc: FeedDocument) -> bytes:
 
 def json_document(doc: FeedDocument, items: Iterable[bytes]) -> bytes:
     """The JSON Feed of ``doc`` around its items' parts, in order."""
+    return join(json_frame(doc), items)
+
+
+def json_frame(doc: FeedDocument) -> Frame:
     site, spec = doc.site, doc.spec
     author: dict[str, str] = {"name": site.author.name}
     if site.author.url:
@@ -44,10 +49,8 @@ def json_document(doc: FeedDocument, items: Iterable[bytes]) -> bytes:
     feed["language"] = site.language
     feed["items"] = []
     empty = (json.dumps(feed, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-    parts = b",\n".join(items)
-    if not parts:
-        return empty
-    return b"".join((empty[: -len(_EMPTY_ITEMS)], b'"items": [\n', parts, b"\n  ]\n}\n"))
+    head = empty[: -len(_EMPTY_ITEMS)] + b'"items": [\n'
+    return Frame(head, b",\n", b"\n  ]\n}\n", empty)
 
 
 def json_entry(item: Item) -> bytes:
