@@ -110,7 +110,7 @@ class Bench:
         self.has_cache = "--cache" in usage.stdout
 
     def build(self, entries: Path, out: Path, cache: Path) -> list[str]:
-        argv = [self.infrafeed, "build", "-q", "--entries", str(entries), "--out", str(out)]
+        argv = [self.infrafeed, "build", "--entries", str(entries), "--out", str(out)]
         return argv + (["--cache", str(cache)] if self.has_cache else [])
 
     def startup(self) -> None:

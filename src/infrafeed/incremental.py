@@ -18,7 +18,7 @@ import itertools
 import sys
 import zoneinfo
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,10 +155,11 @@ def _valid(shown: Any) -> bool:
     )
 
 
-def load_items(entries: Path, cache: Cache, contents: Mapping[str, bytes] | None = None) -> Loaded:
+def load_items(entries: Path, cache: Cache, contents: dict[str, bytes] | None = None) -> Loaded:
     """The site and every item, as ``build_items(load(entries))`` gives them.
 
-    ``contents`` holds the bytes of entry files already read, by relative path.
+    ``contents`` holds the bytes of entry files already read, by relative
+    path; it is emptied as they are used.
     """
     try:
         return _load_items(entries, cache, contents or {})
@@ -169,9 +170,9 @@ def load_items(entries: Path, cache: Cache, contents: Mapping[str, bytes] | None
         ) from exc
 
 
-def _load_items(entries: Path, cache: Cache, contents: Mapping[str, bytes]) -> Loaded:
+def _load_items(entries: Path, cache: Cache, contents: dict[str, bytes]) -> Loaded:
     site_path = entries / SITE_FILE
-    site_raw = contents.get(SITE_FILE)
+    site_raw = contents.pop(SITE_FILE, None)
     if site_raw is None:
         site_raw = site_path.read_bytes()
     site = load_site((entries / SITE_FILE).as_posix(), site_raw)
@@ -184,7 +185,7 @@ def _load_items(entries: Path, cache: Cache, contents: Mapping[str, bytes]) -> L
     order = []
     shown = (entries / "-").as_posix()[:-1]  # as loader.load shows paths: "entries/"
     for relative, path in release_files(entries):
-        raw = contents.get(relative)
+        raw = contents.pop(relative, None)
         if raw is None:
             raw = path.read_bytes()
         key = hashlib.sha256(raw).hexdigest()[:24]

@@ -56,32 +56,31 @@ def frames() -> dict[str, Callable[[FeedDocument], Frame]]:
     return {"rss": rss_frame, "atom": atom_frame, "json": json_frame}
 
 
-def render_parts(item: Item) -> dict[str, bytes]:
-    """The item as it appears in a document of each format."""
-    from .render_feedgen import entries
-    from .render_json import json_entry
-
-    rss, atom = entries(item)
-    return {"rss": rss, "atom": atom, "json": json_entry(item)}
-
-
 class Parts:
-    """Every item's parts, each rendered on first use.
+    """Every item's part in each format, rendered once per build.
 
+    An item's RSS and Atom parts come from one feedgen entry, and are kept
+    for the other feed that shows the item (the all-items feed and its
+    module's); its JSON part is cheaper to write twice than to keep.
     Looked up by item id, which is unique in a build, and confirmed by the
     item itself (the same object, as a build passes it along, or an equal one).
     """
 
     def __init__(self) -> None:
-        self._parts: dict[str, tuple[Item, Mapping[str, bytes]]] = {}
+        from .render_feedgen import entries
+        from .render_json import json_entry
 
-    def __call__(self, item: Item) -> Mapping[str, bytes]:
-        found = self._parts.get(item.id)
-        if found is not None and (found[0] is item or found[0] == item):
-            return found[1]
-        parts = render_parts(item)
-        self._parts[item.id] = (item, parts)
-        return parts
+        self._entries = entries
+        self._json = json_entry
+        self._xml: dict[str, tuple[Item, tuple[bytes, bytes]]] = {}
+
+    def __call__(self, item: Item, name: str) -> bytes:
+        if name == "json":
+            return self._json(item)
+        found = self._xml.get(item.id)
+        if found is None or not (found[0] is item or found[0] == item):
+            found = self._xml[item.id] = (item, self._entries(item))
+        return found[1][0] if name == "rss" else found[1][1]
 
 
 def documents(
@@ -138,7 +137,7 @@ def render(
     while j < count:
         first = old[j]
         if first < 0:
-            part = parts(items[j])[name]
+            part = parts(items[j], name)
             chunks.append(part)
             lengths.append(len(part))
             j += 1
