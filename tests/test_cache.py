@@ -270,3 +270,13 @@ class TestNoOp:
 
 def _fail(*args: object) -> str:
     raise AssertionError("the entries were read")
+
+
+def test_the_inputs_digest_is_the_same_from_known_hashes(site: Path) -> None:
+    hashes: dict[str, str] = {}
+    contents: dict[str, bytes] = {}
+    digest = build_module.inputs_digest(site, None, contents, hashes)
+    assert len(hashes) == len(contents) > 9
+    assert build_module.inputs_digest(site, hashes) == digest
+    edit(site / "2026/2026-04-02.toml", "Bài t2", "Bài t3")
+    assert build_module.inputs_digest(site) != digest

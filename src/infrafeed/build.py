@@ -51,24 +51,30 @@ def build(
     """
     store = Cache(cache) if cache is not None else None
     signature = Signature(entries) if store is not None else None
+    stamp = None
     if store is not None and signature is not None:
         # Before taking the lock, and importing the publisher: a build that
         # changes the output first removes the stamp, so a stamp that matches
         # the entries and the output files describes the output as it is.
-        files = store.unchanged(entries, out, signature, __version__)
-        if files is not None:
-            return BuildResult(Report((), files, (), ()), skipped=True)
+        stamp = store.stamped(entries, out, __version__)
+        if stamp is not None and stamp.matches(out, signature):
+            return BuildResult(Report((), stamp.files, (), ()), skipped=True)
 
     from .publish import MANIFEST, Manifest, locked, outputs_intact
 
     with locked(out, lock_wait):
         previous = Manifest.read(out)
-        # With a cache, the bytes read for the digest are the ones loaded: no second read.
-        contents: dict[str, bytes] | None = {} if store is not None else None
-        inputs = inputs_digest(entries, contents)
+        # With a cache, files whose stat did not change are not read again,
+        # and the bytes read for the digest are the ones loaded.
+        known = stamp.known(signature) if stamp is not None and signature is not None else {}
+        contents: dict[str, bytes] = {}
+        hashes: dict[str, str] = {}
+        inputs = inputs_digest(entries, known, contents, hashes)
         if previous.inputs == inputs and outputs_intact(out, previous.files):
             if store is not None and signature is not None:
-                store.stamp(entries, out, signature, __version__, previous.files, [MANIFEST])
+                store.stamp(
+                    entries, out, signature, __version__, previous.files, [MANIFEST], hashes
+                )
             return BuildResult(Report((), tuple(sorted(previous.files)), (), ()), skipped=True)
         if store is not None:
             store.unstamp(entries, out)
@@ -77,14 +83,13 @@ def build(
             with _no_cycle_collection():
                 result = _build(entries, out, previous, inputs, allow_changes)
         else:
-            assert contents is not None
             with _no_cycle_collection():
                 result = _build_cached(
-                    entries, out, previous, inputs, allow_changes, store, contents
+                    entries, out, previous, inputs, allow_changes, store, contents, hashes
                 )
             assert signature is not None
             files = (*result.report.written, *result.report.unchanged)
-            store.stamp(entries, out, signature, __version__, files, [MANIFEST])
+            store.stamp(entries, out, signature, __version__, files, [MANIFEST], hashes)
         return result
 
 
@@ -139,6 +144,7 @@ def _build_cached(
     allow_changes: bool,
     store: Cache,
     contents: dict[str, bytes],
+    hashes: Mapping[str, str],
 ) -> BuildResult:
     """As :func:`_build`, with what the cache knows: only changed documents are rendered."""
     from .feeds import feed_specs, select_all
@@ -146,7 +152,7 @@ def _build_cached(
     from .publish import Manifest, Stage, commit
     from .render import Parts, documents, frames, render
 
-    loaded = load_items(entries, store, contents)
+    loaded = load_items(entries, store, contents, hashes)
     site, items = loaded.site, loaded.items
     specs = feed_specs(site)
     published = {spec.key: select_all(items, spec) for spec in specs}
@@ -178,25 +184,36 @@ def _build_cached(
     return BuildResult(report, skipped=False)
 
 
-def inputs_digest(entries: Path, contents: dict[str, bytes] | None = None) -> str:
+def inputs_digest(
+    entries: Path,
+    known: Mapping[str, str] | None = None,
+    contents: dict[str, bytes] | None = None,
+    hashes: dict[str, str] | None = None,
+) -> str:
     """A hash of everything the output depends on: infrafeed's version and every entry file.
 
-    ``contents``, if given, receives the bytes of each file read, by relative path.
+    ``known`` gives the sha256 of files known not to have changed (they are
+    not read); ``contents`` receives the bytes of the files read, and
+    ``hashes`` every file's sha256, by relative path.
     """
     import hashlib  # here: loading OpenSSL is a third of what a no-op build costs
 
+    known = known or {}
     digest = hashlib.sha256(f"infrafeed {__version__}\n".encode())
     for relative, entry in entry_files(entries):
-        digest.update(f"{len(relative)}:{relative}\n".encode())
-        try:
-            data = Path(entry.path).read_bytes()
-        except OSError:
-            data = b"\xff(unreadable)"
-        else:
-            if contents is not None:
-                contents[relative] = data
-        digest.update(f"{len(data)}\n".encode())
-        digest.update(data)
+        sha256 = known.get(relative)
+        if sha256 is None:
+            try:
+                data = Path(entry.path).read_bytes()
+            except OSError:
+                sha256 = "(unreadable)"
+            else:
+                sha256 = hashlib.sha256(data).hexdigest()
+                if contents is not None:
+                    contents[relative] = data
+        if hashes is not None:
+            hashes[relative] = sha256
+        digest.update(f"{len(relative)}:{relative}\n{sha256}\n".encode())
     return digest.hexdigest()
 
 

@@ -32,7 +32,7 @@ from typing import Any
 FORMAT = 2  # of everything below; a new format makes every old file a miss
 _MAGIC = b"infrafeed-cache\n"
 # A file changed this recently may change again within the same tick of the
-# file system's clock without its stat changing: it is not stamped.
+# file system's clock without its stat changing: its stamp is not trusted.
 _RACY_NS = 2_000_000_000
 _TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -79,10 +79,14 @@ class Signature:
         if entries.is_dir():
             _stat_walk(str(entries), "", self.files)
 
-    @property
-    def racy(self) -> bool:
-        newest = max((max(f[2], f[3]) for f in self.files), default=0)
-        return newest >= time.time_ns() - _RACY_NS
+    def settled(self) -> set[str]:
+        """The files not changed in the last seconds: their stat will show any later change.
+
+        A file changed within the same tick of the file system's clock as
+        the stat keeps its stat; one older than that cannot.
+        """
+        since = time.time_ns() - _RACY_NS
+        return {f[0] for f in self.files if f[2] < since and f[3] < since}
 
 
 def _stat_walk(folder: str, prefix: str, files: list[tuple[str, int, int, int, int]]) -> None:
@@ -105,30 +109,61 @@ def _stat_walk(folder: str, prefix: str, files: list[tuple[str, int, int, int, i
         return
 
 
+class Stamp:
+    """What a build recorded about its entries and the output it left."""
+
+    def __init__(self, files: Any, watched: Any, entries: Any, hashes: Any, complete: Any) -> None:
+        self.complete = complete is True  # no entry had changed in the seconds before
+        self.files: tuple[str, ...] = tuple(files)
+        self.watched: list[tuple[str, int, int, int]] = watched
+        self.entries: list[tuple[str, int, int, int, int]] = entries
+        self.hashes: dict[str, str] = hashes
+
+    def matches(self, out: Path, signature: Signature) -> bool:
+        """True when the entries and the output files are as the build left them."""
+        try:
+            return (
+                self.complete
+                and self.entries == signature.files
+                and self.watched == _stats(out, [w[0] for w in self.watched])
+            )
+        except (TypeError, IndexError):
+            return False
+
+    def known(self, signature: Signature) -> dict[str, str]:
+        """The sha256 of each entry file whose stat did not change since the stamp.
+
+        Only files that had not changed in the seconds before the stamp have
+        one, so a file changed since has another ctime (see ``_RACY_NS``).
+        """
+        try:
+            before = {stat[0]: stat for stat in self.entries}
+            return {
+                stat[0]: self.hashes[stat[0]]
+                for stat in signature.files
+                if before.get(stat[0]) == stat and stat[0] in self.hashes
+            }
+        except (TypeError, IndexError, KeyError):
+            return {}
+
+
 class Cache:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
 
     # -- the no-op check ------------------------------------------------------
 
-    def unchanged(
-        self, entries: Path, out: Path, signature: Signature, version: str
-    ) -> tuple[str, ...] | None:
-        """The output files, if the stamp says these entries built this output as it is."""
+    def stamped(self, entries: Path, out: Path, version: str) -> Stamp | None:
+        """What the last build of ``entries`` into ``out`` recorded, if it still applies."""
         try:
             path, paths = self._stamp(entries, out)
-            stamp = marshal.loads(path.read_bytes())  # noqa: S302 - our own file
-            files, watched = stamp["files"], stamp["watched"]
-            if (
-                stamp["format"] != FORMAT
-                or stamp["version"] != version
-                or stamp["paths"] != paths
-                or stamp["entries"] != signature.files
-                or watched != _stats(out, [w[0] for w in watched])
-            ):
+            data = marshal.loads(path.read_bytes())  # noqa: S302 - our own file
+            if data["format"] != FORMAT or data["version"] != version or data["paths"] != paths:
                 return None
-            return tuple(files)
-        except (OSError, ValueError, EOFError, KeyError, TypeError, IndexError):
+            return Stamp(
+                data["files"], data["watched"], data["entries"], data["hashes"], data["complete"]
+            )
+        except (OSError, ValueError, EOFError, KeyError, TypeError):
             return None
 
     def stamp(
@@ -138,16 +173,17 @@ class Cache:
         signature: Signature,
         version: str,
         files: Iterable[str],
-        also: Iterable[str] = (),
+        also: Iterable[str],
+        hashes: Mapping[str, str],
     ) -> None:
-        """Record that ``signature``'s entries built the output as it is now.
+        """Record that ``signature``'s entries, whose contents hash to ``hashes``, built
+        the output as it is now.
 
         ``files`` are the output files; the stat of ``also`` (the manifest) is
-        checked too. Entries changed in the last seconds are not stamped.
+        checked too. Entries changed in the last seconds are recorded as
+        unknown, and then the stamp is not enough for a no-op.
         """
-        if signature.racy:
-            self.unstamp(entries, out)
-            return
+        settled = signature.settled()
         path, paths = self._stamp(entries, out)
         files = sorted(files)
         stamp = {
@@ -155,6 +191,8 @@ class Cache:
             "version": version,
             "paths": paths,
             "entries": signature.files,
+            "complete": len(settled) == len(signature.files),
+            "hashes": {name: sha for name, sha in hashes.items() if name in settled},
             "files": files,
             "watched": _stats(out, [*also, *files]),
         }

@@ -18,7 +18,7 @@ import itertools
 import sys
 import zoneinfo
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,14 +155,20 @@ def _valid(shown: Any) -> bool:
     )
 
 
-def load_items(entries: Path, cache: Cache, contents: dict[str, bytes] | None = None) -> Loaded:
+def load_items(
+    entries: Path,
+    cache: Cache,
+    contents: dict[str, bytes] | None = None,
+    hashes: Mapping[str, str] | None = None,
+) -> Loaded:
     """The site and every item, as ``build_items(load(entries))`` gives them.
 
     ``contents`` holds the bytes of entry files already read, by relative
-    path; it is emptied as they are used.
+    path (it is emptied as they are used); ``hashes`` the sha256 of files
+    known, which need not be read if the cache has what they gave.
     """
     try:
-        return _load_items(entries, cache, contents or {})
+        return _load_items(entries, cache, contents or {}, hashes or {})
     except (DataError, OSError) as exc:
         load(entries)  # the whole folder again: every problem of every file, as without a cache
         raise InfraFeedError(
@@ -170,7 +176,9 @@ def load_items(entries: Path, cache: Cache, contents: dict[str, bytes] | None = 
         ) from exc
 
 
-def _load_items(entries: Path, cache: Cache, contents: dict[str, bytes]) -> Loaded:
+def _load_items(
+    entries: Path, cache: Cache, contents: dict[str, bytes], hashes: Mapping[str, str]
+) -> Loaded:
     site_path = entries / SITE_FILE
     site_raw = contents.pop(SITE_FILE, None)
     if site_raw is None:
@@ -186,9 +194,10 @@ def _load_items(entries: Path, cache: Cache, contents: dict[str, bytes]) -> Load
     shown = (entries / "-").as_posix()[:-1]  # as loader.load shows paths: "entries/"
     for relative, path in release_files(entries):
         raw = contents.pop(relative, None)
-        if raw is None:
+        known = hashes.get(relative) if raw is None else None
+        if raw is None and known is None:
             raw = path.read_bytes()
-        key = hashlib.sha256(raw).hexdigest()[:24]
+        key = (known or hashlib.sha256(raw or b"").hexdigest())[:24]
         name = shown + relative
         record = releases.get(relative, key)
         items = None
@@ -199,6 +208,9 @@ def _load_items(entries: Path, cache: Cache, contents: dict[str, bytes]) -> Load
             except (TypeError, ValueError, KeyError):
                 items = None  # not a record this version wrote: a miss
         if items is None:
+            if raw is None:
+                raw = path.read_bytes()
+                key = hashlib.sha256(raw).hexdigest()[:24]
             rf = load_release(site, path, name, raw)
             date, sequence = rf.release.date.isoformat(), rf.sequence
             items = tuple(release_items(site, rf))
