@@ -117,7 +117,7 @@ class Stamp:
         self.files: tuple[str, ...] = tuple(files)
         self.watched: list[tuple[str, int, int, int]] = watched
         self.entries: list[tuple[str, int, int, int, int]] = entries
-        self.hashes: dict[str, str] = hashes
+        self.hashes: bytes = hashes
 
     def matches(self, out: Path, signature: Signature) -> bool:
         """True when the entries and the output files are as the build left them."""
@@ -137,13 +137,14 @@ class Stamp:
         one, so a file changed since has another ctime (see ``_RACY_NS``).
         """
         try:
+            hashes = marshal.loads(self.hashes)  # noqa: S302 - our own file
             before = {stat[0]: stat for stat in self.entries}
             return {
-                stat[0]: self.hashes[stat[0]]
+                stat[0]: hashes[stat[0]]
                 for stat in signature.files
-                if before.get(stat[0]) == stat and stat[0] in self.hashes
+                if before.get(stat[0]) == stat and stat[0] in hashes
             }
-        except (TypeError, IndexError, KeyError):
+        except (TypeError, IndexError, KeyError, ValueError, EOFError):
             return {}
 
 
@@ -192,7 +193,8 @@ class Cache:
             "paths": paths,
             "entries": signature.files,
             "complete": len(settled) == len(signature.files),
-            "hashes": {name: sha for name, sha in hashes.items() if name in settled},
+            # Kept as one blob: a no-op build reads the stamp but not these.
+            "hashes": marshal.dumps({n: sha for n, sha in hashes.items() if n in settled}),
             "files": files,
             "watched": _stats(out, [*also, *files]),
         }
