@@ -2,8 +2,9 @@
 
 A release file's items depend only on its bytes, its path and the namespace
 (settings, time zone rules, versions: see cache.py), so they are kept per
-file, with the parts each item was rendered to. A build parses and validates
-only the files whose bytes changed, and renders only their items.
+file. A build parses and validates only the files whose bytes changed, and
+renders only the documents whose items changed, copying the items they
+already showed from the published files (:class:`Documents`).
 
 Whenever anything is wrong, the whole entries folder is loaded again with
 :func:`infrafeed.loader.load`, which reports every problem of every file at

@@ -3,10 +3,11 @@
 A generator, so the publisher can stage each document and let it go: memory
 holds one document, not the site.
 
-Each item is rendered once per build, in every format (:class:`Parts`): the
-all-items feed and the module feeds show the same items, and an incremental
-build brings the parts of unchanged items from its cache (cache.py). A
-document is then its head, its items' parts and its tail.
+A document is its head, its items' parts and its tail (:class:`Frame`).
+Each item's part is rendered once per build (:class:`Parts`), since the
+all-items feed and the module feeds show the same items; an incremental
+build copies the parts of unchanged items from the file it published last
+time (:class:`Previous`, incremental.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from .items import Item
 from .models import Site
 
 Renderer = Callable[[FeedDocument], bytes]
-Assembler = Callable[[FeedDocument, Iterable[bytes]], bytes]
 Part = bytes | memoryview
 
 
