@@ -280,3 +280,23 @@ def test_the_inputs_digest_is_the_same_from_known_hashes(site: Path) -> None:
     assert build_module.inputs_digest(site, hashes) == digest
     edit(site / "2026/2026-04-02.toml", "Bài t2", "Bài t3")
     assert build_module.inputs_digest(site) != digest
+
+
+def test_a_cache_that_cannot_be_written_is_only_slower(site: Path, tmp_path: Path) -> None:
+    (tmp_path / "cache").write_text("not a folder\n")
+    assert cached(site, tmp_path) == cold(site, tmp_path)
+    add_release(site, "2026-05-01", 70)
+    assert cached(site, tmp_path) == cold(site, tmp_path)
+
+
+def test_two_sites_can_share_a_cache(site: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other-entries"
+    shutil.copytree(site, other)
+    edit(other / "site.toml", '"Fixture Guide"', '"Other Guide"')
+    for _ in range(2):
+        build(site, tmp_path / "a", cache=tmp_path / "cache")
+        build(other, tmp_path / "b", cache=tmp_path / "cache")
+    namespaces = [p for p in (tmp_path / "cache").iterdir() if len(p.name) == 32]
+    assert len(namespaces) == 2
+    assert snapshot(tmp_path / "a") == cold(site, tmp_path)
+    assert snapshot(tmp_path / "b") == cold(other, tmp_path)

@@ -13,7 +13,8 @@ output folder, which is served. Layout::
 A namespace is a digest of everything besides a release file's own bytes
 that decides what the file gives: site.toml, the time zone's rules, the
 versions of infrafeed, Python and the libraries that parse, validate and
-render (see incremental.py). A build uses one namespace and removes the rest.
+render (see incremental.py). A build uses one namespace; the few most
+recently used others are kept, the rest removed.
 
 This module stays import-light: the no-op check runs before anything heavy.
 """
@@ -30,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 FORMAT = 2  # of everything below; a new format makes every old file a miss
+# Namespaces kept: several sites, or settings being tried, may share a folder.
+_KEEP_NAMESPACES = 4
 _MAGIC = b"infrafeed-cache\n"
 # A file changed this recently may change again within the same tick of the
 # file system's clock without its stat changing: its stamp is not trusted.
@@ -205,7 +208,7 @@ class Cache:
 
     def unstamp(self, entries: Path, out: Path) -> None:
         """Forget the stamp: from now on the output may not be what the entries built."""
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             self._stamp(entries, out)[0].unlink()
 
     def _stamp(self, entries: Path, out: Path) -> tuple[Path, str]:
@@ -215,14 +218,22 @@ class Cache:
     # -- what release files gave, and what documents showed ---------------------
 
     def releases(self, namespace: str) -> Releases:
+        """The records of ``namespace``; the least recently used others beyond a few go.
+
+        A cache that cannot be written to is only a slower build: reads miss,
+        writes are skipped.
+        """
         import shutil
 
-        self._ensure()
         folder = self.folder / namespace
-        for other in self.folder.iterdir():
-            if other != folder and _is_namespace(other.name) and other.is_dir():
+        with contextlib.suppress(OSError):
+            self._ensure()
+            folder.mkdir(exist_ok=True)
+            os.utime(folder)
+            others = [p for p in self.folder.iterdir() if _is_namespace(p.name) and p != folder]
+            others.sort(key=lambda p: p.stat().st_mtime_ns, reverse=True)
+            for other in others[_KEEP_NAMESPACES - 1 :]:
                 shutil.rmtree(other, ignore_errors=True)
-        folder.mkdir(exist_ok=True)
         return Releases(folder)
 
     def _ensure(self) -> None:
