@@ -12,11 +12,15 @@ import json
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from conftest import SMALL_SITE
 from infrafeed import build as build_module
 from infrafeed import cache as cache_module
 from infrafeed import incremental
@@ -300,3 +304,39 @@ def test_two_sites_can_share_a_cache(site: Path, tmp_path: Path) -> None:
     assert len(namespaces) == 2
     assert snapshot(tmp_path / "a") == cold(site, tmp_path)
     assert snapshot(tmp_path / "b") == cold(other, tmp_path)
+
+
+OPERATIONS = ["add", "edit", "remove", "settings", "version", "nothing", "touch"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(OPERATIONS), st.integers(0, 99)), max_size=6))
+def test_any_sequence_of_changes_gives_the_cold_build(steps: list[tuple[str, int]]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        entries = tmp / "entries"
+        shutil.copytree(SMALL_SITE, entries)
+        for n in range(1, 5):
+            add_release(entries, f"2026-04-{n:02d}", n)
+        version = "0.1.0"
+        cached(entries, tmp)
+        for step, (operation, n) in enumerate(steps):
+            releases = sorted((entries / "2026").glob("2026-04-*.toml"))
+            if operation == "add":
+                add_release(entries, f"2026-06-{step + 1:02d}", 100 + step, module=1 + n % 2)
+            elif operation == "edit" and releases:
+                path = releases[n % len(releases)]
+                edit(path, 'title = "', f'title = "{n} ')
+            elif operation == "remove" and releases:
+                releases[n % len(releases)].unlink()
+            elif operation == "settings":
+                set_max_items(entries, 1 + n % 12)
+            elif operation == "version":
+                version = f"0.1.{n}"
+            elif operation == "touch" and releases:
+                os.utime(releases[n % len(releases)])
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(build_module, "__version__", version)
+                patch.setattr(incremental, "__version__", version)
+                expected = cold(entries, tmp, allow_changes=True)
+                assert cached(entries, tmp, allow_changes=True) == expected, steps[: step + 1]
