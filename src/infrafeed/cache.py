@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-FORMAT = 2  # of everything below; a new format makes every old file a miss
+FORMAT = 3  # of everything below; a new format makes every old file a miss
 # Namespaces kept: several sites, or settings being tried, may share a folder.
 _KEEP_NAMESPACES = 4
 _MAGIC = b"infrafeed-cache\n"

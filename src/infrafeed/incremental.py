@@ -60,9 +60,11 @@ class Documents:
 
     A document whose items are all unchanged is not rendered again. One
     that changed takes the parts of its unchanged items from the published
-    file itself (checked against the sha256 the manifest recorded), and
+    file itself (when it is on disk as the manifest recorded it), and
     renders only the others: after a new release, the feed of every item
     costs what the release costs plus a copy of the bytes it already had.
+    A feed's formats show the same items: what depends only on the items is
+    worked out once per feed.
     """
 
     def __init__(self, loaded: Loaded, out: Path) -> None:
@@ -73,6 +75,8 @@ class Documents:
         }
         self.now: dict[str, Shown] = {}
         self._keys: dict[int, tuple[tuple[Item, ...], tuple[str, ...]]] = {}
+        self._digests: dict[int, tuple[tuple[str, ...], str]] = {}
+        self._where: dict[int, tuple[tuple[str, ...], dict[str, int]]] = {}
 
     def keys(self, doc: FeedDocument) -> tuple[str, ...]:
         # One tuple per selection of items, shared by a feed's formats (and in the cache).
@@ -83,8 +87,12 @@ class Documents:
         return found[1]
 
     def digest(self, relative: str, doc: FeedDocument) -> str:
-        text = "\0".join((self.loaded.namespace, relative, *self.keys(doc)))
-        return hashlib.sha256(text.encode()).hexdigest()
+        keys = self.keys(doc)
+        found = self._digests.get(id(keys))
+        if found is None or found[0] is not keys:
+            text = "\0".join((self.loaded.namespace, *keys))
+            found = self._digests[id(keys)] = (keys, hashlib.sha256(text.encode()).hexdigest())
+        return hashlib.sha256(f"{relative}\0{found[1]}".encode()).hexdigest()
 
     def unchanged(self, relative: str, doc: FeedDocument, sha256: str | None) -> bool:
         """True when the file holding ``sha256`` showed exactly ``doc``'s items."""
@@ -122,8 +130,12 @@ class Documents:
         # Part i starts after the head, the parts before it and their separators.
         ends = itertools.accumulate((n + separator for n in lengths), initial=head)
         starts = list(ends)[:-1]
-        index = {key: position for position, key in enumerate(keys)}
-        return Previous(memoryview(data), index, starts, lengths)
+        # The formats of a feed share their keys' tuple, in the cache file as here.
+        where = self._where.get(id(keys))
+        if where is None or where[0] is not keys:
+            index = {key: position for position, key in enumerate(keys)}
+            where = self._where[id(keys)] = (keys, index)
+        return Previous(memoryview(data), where[1], starts, lengths)
 
     def rendered(
         self, relative: str, doc: FeedDocument, sha256: str, frame: Frame, lengths: array[int]
