@@ -67,7 +67,7 @@ def build(
         # With a cache, files whose stat did not change are not read again,
         # and the bytes read for the digest are the ones loaded.
         known = stamp.known(signature) if stamp is not None and signature is not None else {}
-        contents: dict[str, bytes] = {}
+        contents: dict[str, bytes] | None = {} if store is not None else None
         hashes: dict[str, str] = {}
         inputs = inputs_digest(entries, known, contents, hashes)
         if previous.inputs == inputs and outputs_intact(out, previous.files):
@@ -85,7 +85,7 @@ def build(
         else:
             with _no_cycle_collection():
                 result = _build_cached(
-                    entries, out, previous, inputs, allow_changes, store, contents, hashes
+                    entries, out, previous, inputs, allow_changes, store, contents or {}, hashes
                 )
             assert signature is not None
             files = (*result.report.written, *result.report.unchanged)

@@ -6,7 +6,8 @@ where infrafeed runs, as pytest and mypy keep theirs), never inside the
 output folder, which is served. Layout::
 
     CACHEDIR.TAG                 asks backup tools to skip the folder
-    stamps/<crc>.stamp           per entries and output folder: the no-op check
+    stamps/<crc>.stamp           per entries and output folder: the stat and sha256
+                                 of each entry file, the stat of each output file
     <namespace>/releases-<crc>   per folder of entries: what each release file gave
     <namespace>/documents        per output file: what it showed, and its sha256
 
@@ -26,7 +27,7 @@ import marshal
 import os
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -52,12 +53,12 @@ def entry_files(entries: Path) -> list[tuple[str, os.DirEntry[str]]]:
     """
     found: list[tuple[str, os.DirEntry[str]]] = []
     if entries.is_dir():
-        _walk(str(entries), "", found.append)
+        _walk(str(entries), "", found)
     found.sort(key=lambda pair: pair[0])
     return found
 
 
-def _walk(folder: str, prefix: str, found: Callable[[tuple[str, os.DirEntry[str]]], None]) -> None:
+def _walk(folder: str, prefix: str, found: list[tuple[str, os.DirEntry[str]]]) -> None:
     try:
         with os.scandir(folder) as listing:
             children = list(listing)
@@ -67,7 +68,7 @@ def _walk(folder: str, prefix: str, found: Callable[[tuple[str, os.DirEntry[str]
         if child.is_dir(follow_symlinks=False):
             _walk(child.path, f"{prefix}{child.name}/", found)
         elif child.is_file():
-            found((f"{prefix}{child.name}", child))
+            found.append((f"{prefix}{child.name}", child))
 
 
 class Signature:
