@@ -49,10 +49,6 @@ def markdown_parser() -> MarkdownIt:
     return parser
 
 
-def pieces_of(node: SyntaxTreeNode) -> list[Piece]:
-    return list(node.children)
-
-
 def text_of(piece: Piece) -> str | None:
     """The plain text of a piece that is unescaped text, else None."""
     if isinstance(piece, str):
