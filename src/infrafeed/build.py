@@ -192,7 +192,7 @@ def _where_it_was(item_id: str, releases: Sequence[ReleaseFile]) -> str:
     if len(parts) != 3:
         return "no entry has it any more"
     day, entry_id, kind = parts
-    files = [rf.path for rf in releases if rf.release.date.isoformat() == day]
+    files = [rf.path for rf in releases if rf.date.isoformat() == day]
     if not files:
         return f"no release file is dated {day} any more"
     return f"{' or '.join(files)} has no '{kind}' change with id = \"{entry_id}\" any more"

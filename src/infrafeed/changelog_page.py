@@ -59,7 +59,7 @@ def render_page(changelog: Changelog) -> bytes:
 def _front_matter(changelog: Changelog) -> list[str]:
     site = changelog.site
     settings = site.page
-    oldest = changelog.releases[-1].release.date if changelog.releases else site.ids.date
+    oldest = changelog.releases[-1].date if changelog.releases else site.ids.date
     pub_date = settings.pub_date or oldest
     # JSON strings are YAML double-quoted scalars: safe for any text.
     return [

@@ -44,28 +44,27 @@ class Item:
 
 def build_items(changelog: Changelog) -> tuple[Item, ...]:
     """Every item of the changelog, newest first."""
-    return tuple(_items(changelog))
-
-
-def _items(changelog: Changelog) -> Iterator[Item]:
     site = changelog.site
     zone = ZoneInfo(site.timezone)
-    for rf in changelog.releases:
-        day = rf.release.date
-        start = dt.datetime(day.year, day.month, day.day, _RELEASE_HOUR, tzinfo=zone)
-        start += dt.timedelta(hours=rf.sequence - 1)
-        position = 0
-        for g, group in enumerate(rf.release.groups, start=1):
-            for a, article in enumerate(group.articles, start=1):
-                published = start - dt.timedelta(seconds=position)
-                position += 1
-                yield _article_item(
-                    site, rf, group, article, published, f"groups[{g}].articles[{a}]"
-                )
-            for n, note in enumerate(group.notes, start=1):
-                published = start - dt.timedelta(seconds=position)
-                position += 1
-                yield _note_item(site, rf, group, note, published, f"groups[{g}].notes[{n}]")
+    return tuple(item for rf in changelog.releases for item in release_items(site, rf, zone))
+
+
+def release_items(site: Site, rf: ReleaseFile, zone: ZoneInfo | None = None) -> Iterator[Item]:
+    """The items of one release, in page order: they depend on nothing else (cache.py)."""
+    zone = zone if zone is not None else ZoneInfo(site.timezone)
+    day = rf.date
+    start = dt.datetime(day.year, day.month, day.day, _RELEASE_HOUR, tzinfo=zone)
+    start += dt.timedelta(hours=rf.sequence - 1)
+    position = 0
+    for g, group in enumerate(rf.release.groups, start=1):
+        for a, article in enumerate(group.articles, start=1):
+            published = start - dt.timedelta(seconds=position)
+            position += 1
+            yield _article_item(site, rf, group, article, published, f"groups[{g}].articles[{a}]")
+        for n, note in enumerate(group.notes, start=1):
+            published = start - dt.timedelta(seconds=position)
+            position += 1
+            yield _note_item(site, rf, group, note, published, f"groups[{g}].notes[{n}]")
 
 
 def tag_uri(site: Site, day: dt.date, item_id: str, kind: Kind) -> str:
