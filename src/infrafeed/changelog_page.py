@@ -18,7 +18,7 @@ from collections.abc import Callable
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from . import inline
-from .loader import Changelog
+from .loader import Changelog, ReleaseFile
 from .models import Article, Group, Note, Site
 from .page_format import (
     ARTICLE_NUMBER,
@@ -44,14 +44,14 @@ def render_page(changelog: Changelog) -> bytes:
     resolve = _page_reference(site)
     out: list[str] = [*_front_matter(changelog), ""]
     if site.page.intro:
-        out += [_paragraph(site.page.intro, resolve), ""]
+        out += [_paragraph(inline.parse(site.page.intro), resolve), ""]
     for index, rf in enumerate(changelog.releases):
         if index:
             out += ["---", ""]
         out += [f"## {release_heading(rf.release.date, rf.sequence)}", ""]
         previous: Group | None = None
         for group in rf.release.groups:
-            out += _group(site, group, previous, resolve)
+            out += _group(site, rf, group, previous, resolve)
             previous = group
     return ("\n".join(out).rstrip("\n") + "\n").encode("utf-8")
 
@@ -77,7 +77,11 @@ def _yaml_string(text: str) -> str:
 
 
 def _group(
-    site: Site, group: Group, previous: Group | None, resolve: Callable[[str], str]
+    site: Site,
+    rf: ReleaseFile,
+    group: Group,
+    previous: Group | None,
+    resolve: Callable[[str], str],
 ) -> list[str]:
     out: list[str] = []
     if previous is None or previous.kind != group.kind:
@@ -91,9 +95,9 @@ def _group(
     # that nothing about it is to be inferred when the page is imported.
     out += [format_annotation(fields, group=True), ""]
     if group.context:
-        out += [_paragraph(group.context, resolve), ""]
-    bullets = [_article(site, a, resolve) for a in group.articles]
-    bullets += [_note(site, n, resolve) for n in group.notes]
+        out += [_paragraph(rf.nodes(group.context), resolve), ""]
+    bullets = [_article(site, rf, a, resolve) for a in group.articles]
+    bullets += [_note(site, rf, n, resolve) for n in group.notes]
     for index, bullet in enumerate(bullets):
         if index and bullets[index - 1][-1].startswith("  |"):
             out.append("")  # a table ends at a blank line
@@ -101,14 +105,18 @@ def _group(
     return [*out, ""]
 
 
-def _article(site: Site, article: Article, resolve: Callable[[str], str]) -> list[str]:
+def _article(
+    site: Site, rf: ReleaseFile, article: Article, resolve: Callable[[str], str]
+) -> list[str]:
     label = f"{article.number} {article.title}" if article.number else article.title
     head = plain_markdown(label, line_start=False)
     if article.page is not None:
         head = f"[{head}]({link_destination(resolve(article.page))})"
     line = f"**{plain_markdown(site.page.article_label)}:** {head}"
     if article.summary:
-        line += SEPARATOR + _continued(article.summary, resolve, indent=2, line_start=False)
+        line += SEPARATOR + _continued(
+            rf.nodes(article.summary), resolve, indent=2, line_start=False
+        )
     fields: dict[str, AnnotationValue] = {}
     if article.module is not None:
         fields["module"] = article.module
@@ -119,20 +127,20 @@ def _article(site: Site, article: Article, resolve: Callable[[str], str]) -> lis
     return [_bullet(line, fields)]
 
 
-def _note(site: Site, note: Note, resolve: Callable[[str], str]) -> list[str]:
-    line = _continued(note.text, resolve, indent=2)
+def _note(site: Site, rf: ReleaseFile, note: Note, resolve: Callable[[str], str]) -> list[str]:
+    line = _continued(rf.nodes(note.text), resolve, indent=2)
     if note.summary:
-        line += SEPARATOR + _continued(note.summary, resolve, indent=2, line_start=False)
+        line += SEPARATOR + _continued(rf.nodes(note.summary), resolve, indent=2, line_start=False)
     fields: dict[str, AnnotationValue] = {}
     if note.module is not None:
         fields["module"] = note.module
     if note.page is not None:
         fields["page"] = note.page
-    plain = inline.to_text(inline.parse(note.text)).casefold()
+    plain = inline.to_text(rf.nodes(note.text)).casefold()
     if any(plain.startswith(site.page.article_label.casefold() + c) for c in COLONS):
         fields["note"] = True  # it starts like an article's bullet: do not read it as one
     out = [_bullet(line, fields)]
-    out += [f"  - {_continued(detail, resolve, indent=4)}" for detail in note.details]
+    out += [f"  - {_continued(rf.nodes(detail), resolve, indent=4)}" for detail in note.details]
     if note.table is not None:
         header = " | ".join(
             plain_markdown(cell, in_table=True, line_start=False) for cell in note.table.header
@@ -140,9 +148,7 @@ def _note(site: Site, note: Note, resolve: Callable[[str], str]) -> list[str]:
         out += ["", f"  | {header} |", "  |" + " --- |" * len(note.table.header)]
         for row in note.table.rows:
             cells = " | ".join(
-                inline_markdown(
-                    inline.parse(cell), resolve=resolve, in_table=True, line_start=False
-                )
+                inline_markdown(rf.nodes(cell), resolve=resolve, in_table=True, line_start=False)
                 for cell in row
             )
             out.append(f"  | {cells} |")
@@ -154,15 +160,21 @@ def _bullet(line: str, fields: dict[str, AnnotationValue]) -> str:
     return f"- {line}{annotation}"
 
 
-def _paragraph(text: str, resolve: Callable[[str], str], *, line_start: bool = True) -> str:
-    return inline_markdown(inline.parse(text), resolve=resolve, line_start=line_start)
+def _paragraph(
+    nodes: tuple[inline.Node, ...], resolve: Callable[[str], str], *, line_start: bool = True
+) -> str:
+    return inline_markdown(nodes, resolve=resolve, line_start=line_start)
 
 
 def _continued(
-    text: str, resolve: Callable[[str], str], *, indent: int, line_start: bool = True
+    nodes: tuple[inline.Node, ...],
+    resolve: Callable[[str], str],
+    *,
+    indent: int,
+    line_start: bool = True,
 ) -> str:
     """Inline Markdown whose second and later lines are indented under their bullet."""
-    markdown = _paragraph(text, resolve, line_start=line_start)
+    markdown = _paragraph(nodes, resolve, line_start=line_start)
     return markdown.replace("\n", "\n" + " " * indent)
 
 

@@ -86,8 +86,8 @@ def _article_item(
     resolve = _resolver(site)
     parts = []
     if article.summary:
-        parts.append(f"<p>{inline.to_html(inline.parse(article.summary), resolve)}</p>")
-    parts.extend(_common_parts(site, group, module, chapter, link, article.page is not None))
+        parts.append(f"<p>{inline.to_html(rf.nodes(article.summary), resolve)}</p>")
+    parts.extend(_common_parts(site, rf, group, module, chapter, link, article.page is not None))
     return Item(
         id=tag_uri(site, rf.release.date, article.id, group.kind),
         kind=group.kind,
@@ -97,9 +97,9 @@ def _article_item(
         published=published,
         released=rf.release.date,
         content_html="\n".join(parts),
-        summary=inline.to_text(inline.parse(article.summary)) if article.summary else None,
+        summary=inline.to_text(rf.nodes(article.summary)) if article.summary else None,
         summary_html=(
-            inline.to_html(inline.parse(article.summary), resolve) if article.summary else None
+            inline.to_html(rf.nodes(article.summary), resolve) if article.summary else None
         ),
         categories=_categories(site, group.kind, module, chapter),
         source=f"{rf.path} {where}",
@@ -114,29 +114,29 @@ def _note_item(
     label = site.kinds[group.kind].short
     link = _link(site, rf, note.page)
     resolve = _resolver(site)
-    text = inline.parse(note.text)
+    text = rf.nodes(note.text)
     parts = [f"<p>{inline.to_html(text, resolve)}</p>"]
     if note.summary:
-        parts.append(f"<p>{inline.to_html(inline.parse(note.summary), resolve)}</p>")
+        parts.append(f"<p>{inline.to_html(rf.nodes(note.summary), resolve)}</p>")
     if note.details:
-        rows = "".join(f"<li>{inline.to_html(inline.parse(d), resolve)}</li>" for d in note.details)
+        rows = "".join(f"<li>{inline.to_html(rf.nodes(d), resolve)}</li>" for d in note.details)
         parts.append(f"<ul>{rows}</ul>")
     if note.table is not None:
         head = "".join(f"<th>{html.escape(h, quote=False)}</th>" for h in note.table.header)
         body = "".join(
             "<tr>"
-            + "".join(f"<td>{inline.to_html(inline.parse(c), resolve)}</td>" for c in row)
+            + "".join(f"<td>{inline.to_html(rf.nodes(c), resolve)}</td>" for c in row)
             + "</tr>"
             for row in note.table.rows
         )
         parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-    parts.extend(_common_parts(site, group, module, chapter, link, note.page is not None))
+    parts.extend(_common_parts(site, rf, group, module, chapter, link, note.page is not None))
     plain = inline.to_text(text)
     summary = plain
     summary_html = inline.to_html(text, resolve)
     if note.summary:
-        summary = f"{plain} | {inline.to_text(inline.parse(note.summary))}"
-        summary_html += f" | {inline.to_html(inline.parse(note.summary), resolve)}"
+        summary = f"{plain} | {inline.to_text(rf.nodes(note.summary))}"
+        summary_html += f" | {inline.to_html(rf.nodes(note.summary), resolve)}"
     return Item(
         id=tag_uri(site, rf.release.date, note.id, group.kind),
         kind=group.kind,
@@ -169,6 +169,7 @@ def _link(site: Site, rf: ReleaseFile, page: str | None) -> str:
 
 def _common_parts(
     site: Site,
+    rf: ReleaseFile,
     group: Group,
     module: Module | None,
     chapter: int | None,
@@ -179,7 +180,7 @@ def _common_parts(
     labels = site.labels
     parts = []
     if group.context:
-        context = inline.to_html(inline.parse(group.context), resolve)
+        context = inline.to_html(rf.nodes(group.context), resolve)
         parts.append(f"<blockquote><p>{context}</p></blockquote>")
     place = []
     if module is not None:

@@ -16,12 +16,13 @@ import tomllib
 import types
 import typing
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from . import inline
 from .errors import DataError, Problem
 from .models import MAX_ITEMS_PER_RELEASE, Release, Site
 
@@ -50,6 +51,12 @@ class ReleaseFile:
     path: str  # as reported in messages: relative to the entries folder's parent
     sequence: int  # 1 for YYYY-MM-DD.toml, N for YYYY-MM-DD-N.toml
     release: Release
+    # The nodes of its Markdown texts as validation parsed them: see nodes().
+    parsed: inline.Parsed = field(default_factory=inline.Parsed, compare=False, repr=False)
+
+    def nodes(self, text: str) -> tuple[inline.Node, ...]:
+        """The inline nodes of one of the release's texts, parsed once per build."""
+        return self.parsed.nodes(text)
 
     @property
     def anchor(self) -> str:
@@ -131,7 +138,8 @@ def _assemble(
         file_name = PurePosixPath(name).name
         match = _RELEASE_NAME.match(file_name)
         assert match is not None  # misnamed files were reported before reading
-        release = _validate(Release, data, name, problems)
+        parsed = inline.Parsed()
+        release = _validate(Release, data, name, problems, parsed)
         if release is None:
             continue
         if release.date.isoformat() != match.group(1):
@@ -144,7 +152,7 @@ def _assemble(
                 )
             )
             continue
-        releases.append(ReleaseFile(name, int(match.group(2) or 1), release))
+        releases.append(ReleaseFile(name, int(match.group(2) or 1), release, parsed))
 
     if site is not None:
         problems.extend(_check_modules(site, releases))
@@ -281,9 +289,15 @@ def _read_toml(
         return None
 
 
-def _validate(model: type[M], data: dict[str, Any], name: str, problems: list[Problem]) -> M | None:
+def _validate(
+    model: type[M],
+    data: dict[str, Any],
+    name: str,
+    problems: list[Problem],
+    parsed: inline.Parsed | None = None,
+) -> M | None:
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=parsed)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         nested = {tuple(e["loc"][:i]) for e in errors for i in range(len(e["loc"]))}

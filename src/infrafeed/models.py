@@ -21,6 +21,7 @@ from pydantic import (
     Field,
     Strict,
     StrictBool,
+    ValidationInfo,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -104,27 +105,33 @@ def _title(value: str) -> str:
     return _no_title_markup(_line(value))
 
 
-def _note_text(value: str) -> str:
-    value = _markdown_text(value)
-    _no_title_markup(inline.to_text(inline.parse(value)))
+def _note_text(value: str, info: ValidationInfo) -> str:
+    value, nodes = _markdown(value, info, max_len=MAX_TEXT, one_line=False)
+    _no_title_markup(inline.to_text(nodes))
     return value
 
 
-def _markdown(value: str, *, max_len: int, one_line: bool) -> str:
+def _markdown(
+    value: str, info: ValidationInfo, *, max_len: int, one_line: bool
+) -> tuple[str, tuple[inline.Node, ...]]:
     value = _text(value, max_len=max_len, one_line=one_line)
     try:
-        inline.parse(value)
+        nodes = inline.parse(value)
     except inline.MarkupError as exc:
         raise PydanticCustomError("bad_link", str(exc)) from None
-    return value
+    # Given an inline.Parsed as context (the loader does), validation keeps what
+    # it parsed, so that the items and the page do not parse the text again.
+    if isinstance(info.context, inline.Parsed):
+        info.context.keep(value, nodes)
+    return value, nodes
 
 
-def _markdown_line(value: str) -> str:
-    return _markdown(value, max_len=MAX_LINE, one_line=True)
+def _markdown_line(value: str, info: ValidationInfo) -> str:
+    return _markdown(value, info, max_len=MAX_LINE, one_line=True)[0]
 
 
-def _markdown_text(value: str) -> str:
-    return _markdown(value, max_len=MAX_TEXT, one_line=False)
+def _markdown_text(value: str, info: ValidationInfo) -> str:
+    return _markdown(value, info, max_len=MAX_TEXT, one_line=False)[0]
 
 
 def _shown(value: str) -> str:
