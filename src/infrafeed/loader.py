@@ -210,17 +210,20 @@ def _read_toml(
     """Parse one TOML file below ``root`` (the entries folder; by default its folder)."""
     # Entries come from pull requests, and git carries symbolic links: a link
     # to a file elsewhere on the server, or to /dev/zero, must not be read.
-    # (realpath, not Path.resolve, which raises on a symlink loop.)
-    inside = os.path.realpath(root if root is not None else path.parent)
-    if path.is_symlink() and not Path(os.path.realpath(path)).is_relative_to(inside):
-        problems.append(
-            Problem(
-                name,
-                "(file)",
-                "is a symbolic link to a file outside the entries folder; put the file itself here",
+    # (realpath, not Path.resolve, which raises on a symlink loop; only for a
+    # link, as it costs a system call per folder of the path.)
+    if path.is_symlink():
+        inside = os.path.realpath(root if root is not None else path.parent)
+        if not Path(os.path.realpath(path)).is_relative_to(inside):
+            problems.append(
+                Problem(
+                    name,
+                    "(file)",
+                    "is a symbolic link to a file outside the entries folder; "
+                    "put the file itself here",
+                )
             )
-        )
-        return None
+            return None
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -463,9 +466,9 @@ def _check_unique_ids(releases: Iterable[ReleaseFile]) -> Iterator[Problem]:
             entries += [("notes", i, n.id) for i, n in enumerate(group.notes, start=1)]
             for table, index, item_id in entries:
                 where = f"groups[{g}].{table}[{index}]"
-                key = (day, item_id, group.kind)
-                first = seen.setdefault(key, f"{rf.path} {where}")
-                if first != f"{rf.path} {where}":
+                here = f"{rf.path} {where}"
+                first = seen.setdefault((day, item_id, group.kind), here)
+                if first != here:
                     yield Problem(
                         rf.path,
                         f"{where}.id",
