@@ -71,6 +71,8 @@ class _Writer:
         self.in_table = in_table
 
     def nodes(self, nodes: tuple[Node, ...], *, line_start: bool, in_link: bool = False) -> str:
+        if len(nodes) == 1 and isinstance(nodes[0], Text):
+            return self.text(nodes[0].text, line_start=line_start)  # most texts: all plain
         nodes = self.expressible(nodes, in_link)
         out = ""
         for index, node in enumerate(nodes):
