@@ -79,6 +79,9 @@ class _Shared:
         self.site = site
         self.zone = ZoneInfo(site.timezone)
         self.modules = {module.number: module for module in site.modules}
+        # The changelog page without a fragment: a release's link is this and its
+        # anchor, which holds nothing to encode (digits and hyphens).
+        self.changelog = absolute(site.changelog, "#")
         # Many items link the same page (each revision of an article): resolving
         # and encoding a URL costs more than the rest of an item. Kept for one build.
         self._absolute: dict[str, str] = {}
@@ -129,7 +132,7 @@ class _Release:
         self.shared = shared
         self.site = shared.site
         self.rf = rf
-        self.changelog_link = absolute(self.site.changelog, f"#{rf.anchor}")
+        self.changelog_link = f"{shared.changelog}#{rf.anchor}"
 
     def html(self, text: str) -> str:
         return inline.to_html(self.rf.nodes(text), self.shared.absolute)
