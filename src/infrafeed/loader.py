@@ -55,7 +55,10 @@ class ReleaseFile:
     parsed: inline.Parsed = field(default_factory=inline.Parsed, compare=False, repr=False)
 
     def nodes(self, text: str) -> tuple[inline.Node, ...]:
-        """The inline nodes of one of the release's texts, parsed once per build."""
+        """The inline nodes of one of the release's Markdown texts, without parsing it again.
+
+        A text without markup was not kept: one regex scan gives it back.
+        """
         return self.parsed.nodes(text)
 
     @property
