@@ -16,12 +16,13 @@ import tomllib
 import types
 import typing
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from . import inline
 from .errors import DataError, Problem
 from .models import MAX_ITEMS_PER_RELEASE, Release, Site
 
@@ -50,6 +51,15 @@ class ReleaseFile:
     path: str  # as reported in messages: relative to the entries folder's parent
     sequence: int  # 1 for YYYY-MM-DD.toml, N for YYYY-MM-DD-N.toml
     release: Release
+    # The nodes of its Markdown texts as validation parsed them: see nodes().
+    parsed: inline.Parsed = field(default_factory=inline.Parsed, compare=False, repr=False)
+
+    def nodes(self, text: str) -> tuple[inline.Node, ...]:
+        """The inline nodes of one of the release's Markdown texts, without parsing it again.
+
+        A text without markup was not kept: one regex scan gives it back.
+        """
+        return self.parsed.nodes(text)
 
     @property
     def anchor(self) -> str:
@@ -131,7 +141,8 @@ def _assemble(
         file_name = PurePosixPath(name).name
         match = _RELEASE_NAME.match(file_name)
         assert match is not None  # misnamed files were reported before reading
-        release = _validate(Release, data, name, problems)
+        parsed = inline.Parsed()
+        release = _validate(Release, data, name, problems, parsed)
         if release is None:
             continue
         if release.date.isoformat() != match.group(1):
@@ -144,7 +155,7 @@ def _assemble(
                 )
             )
             continue
-        releases.append(ReleaseFile(name, int(match.group(2) or 1), release))
+        releases.append(ReleaseFile(name, int(match.group(2) or 1), release, parsed))
 
     if site is not None:
         problems.extend(_check_modules(site, releases))
@@ -202,17 +213,20 @@ def _read_toml(
     """Parse one TOML file below ``root`` (the entries folder; by default its folder)."""
     # Entries come from pull requests, and git carries symbolic links: a link
     # to a file elsewhere on the server, or to /dev/zero, must not be read.
-    # (realpath, not Path.resolve, which raises on a symlink loop.)
-    inside = os.path.realpath(root if root is not None else path.parent)
-    if path.is_symlink() and not Path(os.path.realpath(path)).is_relative_to(inside):
-        problems.append(
-            Problem(
-                name,
-                "(file)",
-                "is a symbolic link to a file outside the entries folder; put the file itself here",
+    # (realpath, not Path.resolve, which raises on a symlink loop; only for a
+    # link, as it costs a system call per folder of the path.)
+    if path.is_symlink():
+        inside = os.path.realpath(root if root is not None else path.parent)
+        if not Path(os.path.realpath(path)).is_relative_to(inside):
+            problems.append(
+                Problem(
+                    name,
+                    "(file)",
+                    "is a symbolic link to a file outside the entries folder; "
+                    "put the file itself here",
+                )
             )
-        )
-        return None
+            return None
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -281,9 +295,15 @@ def _read_toml(
         return None
 
 
-def _validate(model: type[M], data: dict[str, Any], name: str, problems: list[Problem]) -> M | None:
+def _validate(
+    model: type[M],
+    data: dict[str, Any],
+    name: str,
+    problems: list[Problem],
+    parsed: inline.Parsed | None = None,
+) -> M | None:
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=parsed)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         nested = {tuple(e["loc"][:i]) for e in errors for i in range(len(e["loc"]))}
@@ -449,9 +469,9 @@ def _check_unique_ids(releases: Iterable[ReleaseFile]) -> Iterator[Problem]:
             entries += [("notes", i, n.id) for i, n in enumerate(group.notes, start=1)]
             for table, index, item_id in entries:
                 where = f"groups[{g}].{table}[{index}]"
-                key = (day, item_id, group.kind)
-                first = seen.setdefault(key, f"{rf.path} {where}")
-                if first != f"{rf.path} {where}":
+                here = f"{rf.path} {where}"
+                first = seen.setdefault((day, item_id, group.kind), here)
+                if first != here:
                     yield Problem(
                         rf.path,
                         f"{where}.id",
