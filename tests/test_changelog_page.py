@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from conftest import DATA, SHIPPED_ENTRIES
 from infrafeed import inline
 from infrafeed.build import build
-from infrafeed.changelog_page import page_files, render_page
+from infrafeed.changelog_page import assemble_page, page_files, release_section, render_page
 from infrafeed.loader import Changelog, load
 from infrafeed.models import PageSettings
 from infrafeed.page_inline import markdown_parser, read_nodes
@@ -96,6 +96,20 @@ def test_front_matter_and_intro_come_from_the_settings(small_site: Path) -> None
         "\n"
         "## 2026-03-05 (2)\n"
     )
+
+
+@pytest.mark.parametrize("entries", [SHIPPED_ENTRIES, DATA / "small-site" / "entries"])
+def test_the_page_is_its_release_sections_joined(entries: Path) -> None:
+    """A build cache may keep each release's section and join them again."""
+    changelog = load(entries)
+    sections = [release_section(changelog.site, rf) for rf in changelog.releases]
+    page = render_page(changelog)
+    assert assemble_page(changelog, sections) == page
+    text = page.decode("utf-8")
+    assert text[text.index("\n## ") + 1 :] == "\n---\n\n".join(sections)
+    for section in sections:
+        assert section.startswith("## ") and section.endswith("\n")
+        assert not section.endswith("\n\n") and "\n\n\n" not in section
 
 
 def test_a_site_can_turn_the_page_off(small_site: Path, tmp_path: Path) -> None:
@@ -296,6 +310,48 @@ def test_emphasis_commonmark_would_not_see_is_written_as_text() -> None:
 def test_plain_text_keeps_every_character() -> None:
     title = "AI Infra *engineers* & <Transformer> [1] | `x`"
     assert plain_markdown(title) == "AI Infra \\*engineers\\* & \\<Transformer> \\[1\\] \\| \\`x\\`"
+
+
+def escaped_as_before(text: str, line_start: bool) -> str:
+    """The page writer's escaping of plain text as it was, one character at a time."""
+    text = re.sub(r"\n[ \t]*(?:\n[ \t]*)+", "\n", text.replace("\r\n", "\n").replace("\r", "\n"))
+    lines = []
+    for number, line in enumerate(text.split("\n")):
+        out = []
+        for index, ch in enumerate(line):
+            intraword = 0 < index < len(line) - 1 and line[index - 1].isalnum()
+            intraword = intraword and line[index + 1].isalnum()
+            entity = re.compile(
+                r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});"
+            )
+            if ch in "\\`*[]<|~":
+                out.append("\\" + ch)
+            elif ch == "_" and not intraword:
+                out.append("\\_")
+            elif ch == "&" and entity.match(line, index):
+                out.append("\\&")
+            else:
+                out.append(ch)
+        escaped = "".join(out)
+        if line_start or number:
+            stripped = escaped.lstrip(" \t")
+            indent = escaped[: len(escaped) - len(stripped)]
+            ordered = re.match(r"^([0-9]{1,9})([.)])", stripped)
+            if stripped[:1] in ("#", ">", "+", "-", "="):
+                escaped = f"{indent}\\{stripped}"
+            elif ordered:
+                escaped = f"{indent}{ordered.group(1)}\\{stripped[ordered.end(1) :]}"
+        lines.append(escaped)
+    return "\n".join(lines)
+
+
+@settings(max_examples=1_000, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("ab1_&#;x\\`*[]<|~ \t\n\r-+=>.)ạ学")), max_size=40),
+    st.booleans(),
+)
+def test_plain_text_is_escaped_as_before(text: str, line_start: bool) -> None:
+    assert plain_markdown(text, line_start=line_start) == escaped_as_before(text, line_start)
 
 
 # The entries' inline syntax, written to the page and read back with a CommonMark

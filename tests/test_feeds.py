@@ -15,7 +15,8 @@ from conftest import DATA, RunCli
 from feedcheck import ATOM, check_tree
 from infrafeed.build import build
 from infrafeed.items import build_items
-from infrafeed.loader import load
+from infrafeed.loader import Changelog, load
+from infrafeed.urls import absolute
 
 SHIPPED_BASE = "https://caomaolufei.github.io/AIInfraGuide/feeds/"
 SMALL_BASE = "https://example.org/guide/feeds/"
@@ -139,6 +140,34 @@ def test_items_link_to_encoded_pages_or_the_changelog_anchor(shipped_out: Path) 
     )
     assert "https://caomaolufei.github.io/AIInfraGuide/blog/update-log/#2026-11-07" in links
     assert all(link.isascii() and " " not in link for link in links)
+
+
+@pytest.mark.parametrize(
+    "changelog",
+    [
+        "https://Example.org/a b/nhật-ký",
+        "https://例子.com/log?x=1#top",
+        "https://example.org:8080/p;a=1/log/",
+        "http://EXAMPLE.ORG",
+    ],
+)
+def test_release_links_are_the_changelog_page_and_its_anchor(
+    small_site: Path, changelog: str
+) -> None:
+    loaded = load(small_site)
+    site = loaded.site.model_copy(update={"changelog": changelog})
+    links = {item.source: item.link for item in build_items(Changelog(site, loaded.releases))}
+    checked = 0
+    for rf in loaded.releases:
+        for g, group in enumerate(rf.release.groups, start=1):
+            changes = [("articles", i, a.page) for i, a in enumerate(group.articles, start=1)]
+            changes += [("notes", i, n.page) for i, n in enumerate(group.notes, start=1)]
+            for table, index, page in changes:
+                if page is None:
+                    link = links[f"{rf.path} groups[{g}].{table}[{index}]"]
+                    assert link == absolute(changelog, f"#{rf.anchor}")
+                    checked += 1
+    assert checked
 
 
 def test_feed_dates_come_from_the_data(shipped_out: Path) -> None:

@@ -116,7 +116,14 @@ def test_deep_nesting_stays_text_instead_of_exhausting_recursion() -> None:
 
 @pytest.mark.parametrize(
     "source",
-    ["[" * 5000, "*a " * 1666, "`*" * 2500, "[a](" * 1250, "*a " * 800 + "b" + " a*" * 800],
+    [
+        "[" * 5000,
+        "*a " * 1666,
+        "`*" * 2500,
+        "[a](" * 1250,
+        "*a " * 800 + "b" + " a*" * 800,
+        "*a" + "`" * 4998,
+    ],
 )
 def test_hostile_delimiter_soup_parses(source: str) -> None:
     # Each used to take a second or more (quadratic scans); the bench keeps the time.

@@ -6,9 +6,13 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from infrafeed.errors import DataError
 from infrafeed.loader import load
+from infrafeed.models import Article
 
 GOOD_RELEASE = """\
 date = 2026-11-07
@@ -322,3 +326,39 @@ def test_missing_folder(tmp_path: Path) -> None:
 def test_hidden_files_are_ignored(small_site: Path) -> None:
     (small_site / "2026" / ".#2026-11-07.toml").write_text("garbage", encoding="utf-8")
     load(small_site)
+
+
+def xml_forbidden(ch: str) -> bool:
+    """XML 1.0's forbidden and discouraged characters, by code point (see models.py)."""
+    cp = ord(ch)
+    return (
+        cp <= 0x08
+        or cp in (0x0B, 0x0C)
+        or 0x0E <= cp <= 0x1F
+        or 0x7F <= cp <= 0x9F
+        or 0xD800 <= cp <= 0xDFFF
+        or 0xFDD0 <= cp <= 0xFDEF
+        or cp & 0xFFFE == 0xFFFE
+    )
+
+
+# Allowed and forbidden characters of every plane, the noncharacters beside their neighbours.
+XML_PROBES = [
+    *"ađ学\t\n\x00\x07\x1f\x7f\x85\x9f\ufdd0\ufdef\ufdf0\ufffd\ufffe\uffff",
+    *"\U0001f389\U0001fffd\U0001fffe\U0001ffff\U00020000\U0002fffe\U0010fffd\U0010ffff",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(XML_PROBES), min_size=1, max_size=12).map("".join))
+def test_the_first_character_xml_forbids_is_named(text: str) -> None:
+    value = f"x{text}x"
+    first = next((ch for ch in value if xml_forbidden(ch)), None)
+    try:
+        Article(id="a", title="t", summary=value)
+    except ValidationError as exc:
+        assert first is not None
+        message = exc.errors()[0]["msg"]
+        assert message.startswith(f"contains the character U+{ord(first):04X},"), message
+    else:
+        assert first is None

@@ -112,10 +112,10 @@ def test_any_text_in_any_field_gives_valid_feeds_or_a_clean_error(field: str, va
         return
     event("published")
     items = build_items(changelog)
-    for path, data in render_all(changelog.site, feed_specs(changelog.site), items, "0"):
+    for path, chunks in render_all(changelog.site, feed_specs(changelog.site), items, "0"):
         if path.rsplit("/", 1)[-1] not in FEED_NAMES:
             continue
-        doc = parse_bytes(path, data)  # well-formed XML, valid UTF-8 JSON
+        doc = parse_bytes(path, b"".join(chunks))  # well-formed XML, valid UTF-8 JSON
         for where, fragment in fragments_of(doc, path):
             assert unsafe_markup(fragment) == [], f"{where}: {fragment!r}"
         if field == "title" and path in ("feed.xml", "atom.xml", "feed.json"):

@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import re
+from array import array
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ import pytest
 
 from conftest import REPO, RunCli
 from infrafeed import cli, render
-from infrafeed.publish import LOCK, MANIFEST, STAGING_PREFIX
+from infrafeed.errors import PublishError
+from infrafeed.publish import LOCK, MANIFEST, STAGING_PREFIX, Stage
 from outputs import (
     FEED_NAMES,
     age,
@@ -710,3 +712,55 @@ def test_a_failed_removal_takes_back_the_whole_build(
     assert stdout == report(before, owned_before, tree(out), owned(out))
     assert not (out / "modules" / "extra").exists()
     assert_feeds_valid(out)
+
+
+# --- 10. Documents streamed to the staging folder ------------------------------------
+
+BIG = 1 << 20  # publish._WRITE_SIZE: chunks this large are written without a copy
+STREAMS = [
+    ("nothing", []),
+    ("one empty chunk", [b""]),
+    ("many small chunks", [b"<item>%d</item>\n" % n for n in range(100_000)]),
+    ("small, large, small", [b"head", b"x" * (3 * BIG + 1), b"tail"]),
+    ("exactly the write size", [b"a" * (BIG - 1), b"b", b"c" * BIG, b""]),
+    ("other buffers", [bytearray(b"ab"), memoryview(b"cdef")[1:3], memoryview(array("H", [1, 2]))]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("chunks", [c for _, c in STREAMS], ids=[name for name, _ in STREAMS])
+def test_a_file_staged_in_chunks_is_the_file_staged_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunks: list[bytes]
+) -> None:
+    whole = b"".join(chunks)
+    writes: list[int] = []
+    real_write = os.write
+
+    def counting_write(fd: int, data: Any) -> int:
+        writes.append(len(memoryview(data).cast("B")))
+        return real_write(fd, data)
+
+    stage = Stage(tmp_path)
+    monkeypatch.setattr(os, "write", counting_write)
+    stage.write_chunks("modules/cuda/feed.xml", iter(chunks))
+    monkeypatch.undo()
+    stage.write("feed.xml", whole)
+
+    assert (stage.dir / "modules/cuda/feed.xml").read_bytes() == whole
+    assert stage.records["modules/cuda/feed.xml"] == stage.records["feed.xml"]
+    assert stage.records["feed.xml"].size == len(whole)
+    assert stage.records["feed.xml"].sha256 == hashlib.sha256(whole).hexdigest()
+    # Small chunks are gathered: about one system call per megabyte, not one per chunk.
+    assert len(writes) <= len(whole) // BIG + 2
+    stage.cleanup()
+
+
+def test_a_stream_that_cannot_be_written_is_not_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stage = Stage(tmp_path)
+    monkeypatch.setattr(os, "write", _failing(os.write, errno.ENOSPC, "feed.json"))
+    with pytest.raises(PublishError, match=r"feed.json: could not stage the new version \(No sp"):
+        stage.write_chunks("feed.json", [b"x" * BIG, b"y"])
+    assert stage.records == {}
+    stage.cleanup()
+    assert not stage.dir.exists()

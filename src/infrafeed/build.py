@@ -94,8 +94,9 @@ def _build(
 
         stage = Stage(out)
         try:
-            for relative, data in render_all(site, specs, items, __version__):
-                stage.write(relative, data)
+            # Each document goes to disk as it is rendered, a chunk at a time.
+            for relative, chunks in render_all(site, specs, items, __version__):
+                stage.write_chunks(relative, chunks)
             # The changelog page comes from the same entries as the feeds: they cannot drift.
             for relative, data in page_files(changelog):
                 stage.write(relative, data)

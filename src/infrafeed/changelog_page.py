@@ -14,11 +14,11 @@ Pure and deterministic: the same changelog gives the same bytes.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from . import inline
-from .loader import Changelog
+from .loader import Changelog, ReleaseFile
 from .models import Article, Group, Note, Site
 from .page_format import (
     ARTICLE_NUMBER,
@@ -40,20 +40,39 @@ def page_files(changelog: Changelog) -> tuple[tuple[str, bytes], ...]:
 
 
 def render_page(changelog: Changelog) -> bytes:
+    """The page: front matter, intro, then one :func:`release_section` per release."""
     site = changelog.site
-    resolve = _page_reference(site)
-    out: list[str] = [*_front_matter(changelog), ""]
+    return assemble_page(changelog, [release_section(site, rf) for rf in changelog.releases])
+
+
+def assemble_page(changelog: Changelog, sections: Sequence[str]) -> bytes:
+    """The page around ``sections``, one per release of ``changelog`` and in its order.
+
+    A build cache passes the sections it kept for the releases that did not
+    change; whatever spans releases (the front matter's date) comes from here.
+    """
+    site = changelog.site
+    head = [*_front_matter(changelog), ""]
     if site.page.intro:
-        out += [_paragraph(site.page.intro, resolve), ""]
-    for index, rf in enumerate(changelog.releases):
-        if index:
-            out += ["---", ""]
-        out += [f"## {release_heading(rf.release.date, rf.sequence)}", ""]
-        previous: Group | None = None
-        for group in rf.release.groups:
-            out += _group(site, group, previous, resolve)
-            previous = group
-    return ("\n".join(out).rstrip("\n") + "\n").encode("utf-8")
+        intro = inline_markdown(inline.parse(site.page.intro), resolve=_page_reference(site))
+        head += [intro, ""]
+    page = "\n".join(head) + "\n" + "\n---\n\n".join(sections)
+    return (page.rstrip("\n") + "\n").encode("utf-8")
+
+
+def release_section(site: Site, rf: ReleaseFile) -> str:
+    """The Markdown of one release: its heading, its groups and their bullets, then a newline.
+
+    Depends on ``site`` and ``rf`` only, so a build cache may keep it for a
+    release that did not change.
+    """
+    section = _Section(site, rf)
+    out = [f"## {release_heading(rf.date, rf.sequence)}", ""]
+    previous: Group | None = None
+    for group in rf.release.groups:
+        out += section.group(group, previous)
+        previous = group
+    return "\n".join(out)
 
 
 def _front_matter(changelog: Changelog) -> list[str]:
@@ -76,94 +95,98 @@ def _yaml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _group(
-    site: Site, group: Group, previous: Group | None, resolve: Callable[[str], str]
-) -> list[str]:
-    out: list[str] = []
-    if previous is None or previous.kind != group.kind:
-        out += [f"### {plain_markdown(site.kinds[group.kind].heading, line_start=False)}", ""]
-    fields: dict[str, AnnotationValue] = {}
-    if group.module is not None:
-        fields["module"] = group.module
-    if group.chapter is not None:
-        fields["chapter"] = group.chapter
-    # Every group gets its annotation: it marks where the group starts, and says
-    # that nothing about it is to be inferred when the page is imported.
-    out += [format_annotation(fields, group=True), ""]
-    if group.context:
-        out += [_paragraph(group.context, resolve), ""]
-    bullets = [_article(site, a, resolve) for a in group.articles]
-    bullets += [_note(site, n, resolve) for n in group.notes]
-    for index, bullet in enumerate(bullets):
-        if index and bullets[index - 1][-1].startswith("  |"):
-            out.append("")  # a table ends at a blank line
-        out += bullet
-    return [*out, ""]
+class _Section:
+    """Writes the groups of one release; what its bullets share is worked out once."""
 
+    def __init__(self, site: Site, rf: ReleaseFile) -> None:
+        self.site = site
+        self.rf = rf
+        self.resolve = _page_reference(site)
+        self.article_label = plain_markdown(site.page.article_label)
+        # A note whose text starts like an article's bullet gets an annotation (see note()).
+        self.article_starts = tuple(site.page.article_label.casefold() + c for c in COLONS)
 
-def _article(site: Site, article: Article, resolve: Callable[[str], str]) -> list[str]:
-    label = f"{article.number} {article.title}" if article.number else article.title
-    head = plain_markdown(label, line_start=False)
-    if article.page is not None:
-        head = f"[{head}]({link_destination(resolve(article.page))})"
-    line = f"**{plain_markdown(site.page.article_label)}:** {head}"
-    if article.summary:
-        line += SEPARATOR + _continued(article.summary, resolve, indent=2, line_start=False)
-    fields: dict[str, AnnotationValue] = {}
-    if article.module is not None:
-        fields["module"] = article.module
-    if article.chapter is not None:
-        fields["chapter"] = article.chapter
-    if article.number is None and ARTICLE_NUMBER.match(article.title):
-        fields["unnumbered"] = True  # the title starts like a number: do not read one back
-    return [_bullet(line, fields)]
+    def group(self, group: Group, previous: Group | None) -> list[str]:
+        out: list[str] = []
+        if previous is None or previous.kind != group.kind:
+            heading = self.site.kinds[group.kind].heading
+            out += [f"### {plain_markdown(heading, line_start=False)}", ""]
+        fields: dict[str, AnnotationValue] = {}
+        if group.module is not None:
+            fields["module"] = group.module
+        if group.chapter is not None:
+            fields["chapter"] = group.chapter
+        # Every group gets its annotation: it marks where the group starts, and says
+        # that nothing about it is to be inferred when the page is imported.
+        out += [format_annotation(fields, group=True), ""]
+        if group.context:
+            out += [self.paragraph(group.context), ""]
+        bullets = [self.article(a) for a in group.articles]
+        bullets += [self.note(n) for n in group.notes]
+        for index, bullet in enumerate(bullets):
+            if index and bullets[index - 1][-1].startswith("  |"):
+                out.append("")  # a table ends at a blank line
+            out += bullet
+        return [*out, ""]
 
+    def article(self, article: Article) -> list[str]:
+        label = f"{article.number} {article.title}" if article.number else article.title
+        head = plain_markdown(label, line_start=False)
+        if article.page is not None:
+            head = f"[{head}]({link_destination(self.resolve(article.page))})"
+        line = f"**{self.article_label}:** {head}"
+        if article.summary:
+            line += SEPARATOR + self.continued(article.summary, indent=2, line_start=False)
+        fields: dict[str, AnnotationValue] = {}
+        if article.module is not None:
+            fields["module"] = article.module
+        if article.chapter is not None:
+            fields["chapter"] = article.chapter
+        if article.number is None and ARTICLE_NUMBER.match(article.title):
+            fields["unnumbered"] = True  # the title starts like a number: do not read one back
+        return [_bullet(line, fields)]
 
-def _note(site: Site, note: Note, resolve: Callable[[str], str]) -> list[str]:
-    line = _continued(note.text, resolve, indent=2)
-    if note.summary:
-        line += SEPARATOR + _continued(note.summary, resolve, indent=2, line_start=False)
-    fields: dict[str, AnnotationValue] = {}
-    if note.module is not None:
-        fields["module"] = note.module
-    if note.page is not None:
-        fields["page"] = note.page
-    plain = inline.to_text(inline.parse(note.text)).casefold()
-    if any(plain.startswith(site.page.article_label.casefold() + c) for c in COLONS):
-        fields["note"] = True  # it starts like an article's bullet: do not read it as one
-    out = [_bullet(line, fields)]
-    out += [f"  - {_continued(detail, resolve, indent=4)}" for detail in note.details]
-    if note.table is not None:
-        header = " | ".join(
-            plain_markdown(cell, in_table=True, line_start=False) for cell in note.table.header
-        )
-        out += ["", f"  | {header} |", "  |" + " --- |" * len(note.table.header)]
-        for row in note.table.rows:
-            cells = " | ".join(
-                inline_markdown(
-                    inline.parse(cell), resolve=resolve, in_table=True, line_start=False
-                )
-                for cell in row
+    def note(self, note: Note) -> list[str]:
+        line = self.continued(note.text, indent=2)
+        if note.summary:
+            line += SEPARATOR + self.continued(note.summary, indent=2, line_start=False)
+        fields: dict[str, AnnotationValue] = {}
+        if note.module is not None:
+            fields["module"] = note.module
+        if note.page is not None:
+            fields["page"] = note.page
+        plain = inline.to_text(self.rf.nodes(note.text)).casefold()
+        if plain.startswith(self.article_starts):
+            fields["note"] = True  # it starts like an article's bullet: do not read it as one
+        out = [_bullet(line, fields)]
+        out += [f"  - {self.continued(detail, indent=4)}" for detail in note.details]
+        if note.table is not None:
+            header = " | ".join(
+                plain_markdown(cell, in_table=True, line_start=False) for cell in note.table.header
             )
-            out.append(f"  | {cells} |")
-    return out
+            out += ["", f"  | {header} |", "  |" + " --- |" * len(note.table.header)]
+            for row in note.table.rows:
+                cells = " | ".join(
+                    inline_markdown(
+                        self.rf.nodes(cell), resolve=self.resolve, in_table=True, line_start=False
+                    )
+                    for cell in row
+                )
+                out.append(f"  | {cells} |")
+        return out
+
+    def paragraph(self, text: str, *, line_start: bool = True) -> str:
+        return inline_markdown(self.rf.nodes(text), resolve=self.resolve, line_start=line_start)
+
+    def continued(self, text: str, *, indent: int, line_start: bool = True) -> str:
+        """Inline Markdown whose second and later lines are indented under their bullet."""
+        markdown = self.paragraph(text, line_start=line_start)
+        return markdown.replace("\n", "\n" + " " * indent)
 
 
 def _bullet(line: str, fields: dict[str, AnnotationValue]) -> str:
     annotation = f" {format_annotation(fields)}" if fields else ""
     return f"- {line}{annotation}"
-
-
-def _paragraph(text: str, resolve: Callable[[str], str], *, line_start: bool = True) -> str:
-    return inline_markdown(inline.parse(text), resolve=resolve, line_start=line_start)
-
-
-def _continued(
-    text: str, resolve: Callable[[str], str], *, indent: int, line_start: bool = True
-) -> str:
-    """Inline Markdown whose second and later lines are indented under their bullet."""
-    markdown = _paragraph(text, resolve, line_start=line_start)
-    return markdown.replace("\n", "\n" + " " * indent)
 
 
 def _page_reference(site: Site) -> Callable[[str], str]:

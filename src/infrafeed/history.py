@@ -71,7 +71,11 @@ class FeedHistory:
         return self.current.role == "complete"
 
 
-SizeOf = Callable[[Page], int]  # the largest of a page's rendered formats, in bytes
+# The largest of a page's formats, in bytes. plan only measures pages that hold
+# the feed's newest items (a prefix of its items), so a caller can sum the
+# items' sizes once, as prefix sums, and answer each question by looking one up
+# (render.py).
+SizeOf = Callable[[Page], int]
 
 
 def month_of(item: Item) -> str:

@@ -13,7 +13,7 @@ import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property
 
 from .urls import check_reference
 
@@ -60,7 +60,16 @@ class MarkupError(ValueError):
 MAX_DEPTH = 16
 
 
-@lru_cache(maxsize=4096)
+# Where markup may start: the text between two of these is copied in one step.
+_MARKUP_START = re.compile(r"[\\`*\[]")
+# What a walk for a closing "*" must stop at: escapes, code spans, and "*" itself.
+_CLOSER_STOP = re.compile(r"[\\`*]")
+_BACKTICKS = re.compile("`+")
+# An escaped character never opens or closes a label, whatever it is.
+_BRACKET_TOKEN = re.compile(r"\\.|[\[\]]", re.S)
+_PAREN = re.compile(r"[()]")
+
+
 def parse(source: str) -> tuple[Node, ...]:
     """Parse inline Markdown; raise :class:`MarkupError` for a disallowed link target.
 
@@ -69,42 +78,74 @@ def parse(source: str) -> tuple[Node, ...]:
     is remembered, so hostile input such as ``[[[[…`` or ``*a *a *a…`` cannot
     make a build slow.
     """
+    # Most texts hold no markup character at all: one scan, in C, decides it.
+    if _MARKUP_START.search(source) is None:
+        return (Text(source),) if source else ()
     return tuple(_merge(_Parser(_Source(source), 0).nodes(len(source))))
 
 
+class Parsed(dict[str, tuple[Node, ...]]):
+    """Texts already parsed, and their nodes: each text of a build is parsed once.
+
+    Validation keeps here what it parsed (``loader`` passes one per release
+    file); the feed items and the changelog page read the nodes back with
+    :meth:`nodes`. Its life is the release's, so nothing grows from build to
+    build in a long-lived process.
+    """
+
+    def keep(self, text: str, nodes: tuple[Node, ...]) -> None:
+        # A text without markup is one Text node, which parse gives again after
+        # one regex scan: keeping it would only cost memory (17 MB per 100,000
+        # texts), and most texts are such.
+        if len(nodes) != 1 or nodes[0] != Text(text):
+            self[text] = nodes
+
+    def nodes(self, text: str) -> tuple[Node, ...]:
+        """The nodes of ``text``, parsed again only if it was not kept."""
+        found = self.get(text)
+        return found if found is not None else parse(text)
+
+
 class _Source:
-    """The text and the indexes every parser of it shares."""
+    """The text and the indexes every parser of it shares, each built on first use."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        # Backtick runs by length: a code span closes at the next run of the same length.
-        self.runs: dict[int, list[int]] = {}
-        # Matching "]" of each "[" (escapes respected) and ")" of each "(".
-        self.bracket: dict[int, int] = {}
-        self.paren: dict[int, int] = {}
         # Positions from which a walk for a closing marker is known to fail, per (marker, end).
         self.no_closer: dict[tuple[str, int], set[int]] = {}
+
+    @cached_property
+    def runs(self) -> dict[int, list[int]]:
+        """Backtick runs by length: a code span closes at the next run of the same length."""
+        runs: dict[int, list[int]] = {}
         # Code spans ignore escapes (as in CommonMark), so runs are found in the raw text.
-        for run in re.finditer("`+", text):
-            self.runs.setdefault(len(run.group()), []).append(run.start())
-        parens: list[int] = []
-        for i, ch in enumerate(text):
-            if ch == "(":
-                parens.append(i)
-            elif ch == ")" and parens:
-                self.paren[parens.pop()] = i
-        brackets: list[int] = []
-        i, n = 0, len(text)
-        while i < n:
-            ch = text[i]
-            if ch == "\\":
-                i += 2  # an escaped character never opens or closes a label
-                continue
-            if ch == "[":
-                brackets.append(i)
-            elif ch == "]" and brackets:
-                self.bracket[brackets.pop()] = i
-            i += 1
+        for run in _BACKTICKS.finditer(self.text):
+            runs.setdefault(run.end() - run.start(), []).append(run.start())
+        return runs
+
+    @cached_property
+    def bracket(self) -> dict[int, int]:
+        """The matching "]" of each "[", escapes respected."""
+        found: dict[int, int] = {}
+        opened: list[int] = []
+        for token in _BRACKET_TOKEN.finditer(self.text):
+            if token.group() == "[":
+                opened.append(token.start())
+            elif token.group() == "]" and opened:
+                found[opened.pop()] = token.start()
+        return found
+
+    @cached_property
+    def paren(self) -> dict[int, int]:
+        """The matching ")" of each "(", escapes ignored: a link target is taken as written."""
+        found: dict[int, int] = {}
+        opened: list[int] = []
+        for token in _PAREN.finditer(self.text):
+            if token.group() == "(":
+                opened.append(token.start())
+            elif opened:
+                found[opened.pop()] = token.start()
+        return found
 
     def closing_run(self, length: int, after: int, end: int) -> int | None:
         """Start of the first backtick run of exactly ``length`` at or after ``after``."""
@@ -146,7 +187,7 @@ class _Parser:
             elif ch == "`":
                 node: Node | None = self._code(end)
                 if node is None:
-                    run = self._run_length("`")
+                    run = self._backticks()
                     buf.append("`" * run)
                     self.pos += run
                 else:
@@ -169,19 +210,21 @@ class _Parser:
                     flush()
                     out.append(node)
             else:
-                buf.append(ch)
-                self.pos += 1
+                # Up to the next character that may start markup, all is text.
+                found = _MARKUP_START.search(src, self.pos + 1, end)
+                stop = found.start() if found else end
+                buf.append(src[self.pos : stop])
+                self.pos = stop
         flush()
         return out
 
-    def _run_length(self, ch: str) -> int:
-        n = 0
-        while self.pos + n < len(self.src) and self.src[self.pos + n] == ch:
-            n += 1
-        return n
+    def _backticks(self) -> int:
+        """The length of the backtick run at ``pos``, which may run past the parsed range."""
+        run = _BACKTICKS.match(self.src, self.pos)
+        return run.end() - self.pos if run else 0
 
     def _code(self, end: int) -> Code | None:
-        run = self._run_length("`")
+        run = self._backticks()
         start = self.pos + run
         close = self.source.closing_run(run, start, end)
         if close is None:
@@ -208,6 +251,9 @@ class _Parser:
     def _find_closer(self, marker: str, start: int, end: int) -> int | None:
         # The walk's next step depends only on the position, so every position a
         # failed walk visited fails too: later walks stop as soon as they meet one.
+        # It visits only where it starts and the characters that can change its
+        # course; a later walk starting between two of those goes on to the next,
+        # where it meets the failed one.
         failed = self.source.no_closer.setdefault((marker, end), set())
         visited = []
         i = start
@@ -221,19 +267,20 @@ class _Parser:
                 i += 2
                 continue
             if ch == "`":
-                run = 1
-                while i + run < end and src[i + run] == "`":
-                    run += 1
+                found = _BACKTICKS.match(src, i, end)
+                assert found is not None
+                run = found.end() - i
                 close = self.source.closing_run(run, i + run, end)
                 if close is not None:
                     i = close + run  # markup inside a code span does not close emphasis
                     continue
-            if src.startswith(marker, i) and not src[i - 1].isspace():
+            elif src.startswith(marker, i) and not src[i - 1].isspace():
                 if marker == "*" and src.startswith("**", i):
                     i += 2
                     continue
                 return i
-            i += 1
+            stop = _CLOSER_STOP.search(src, i + 1, end)
+            i = stop.start() if stop else end
         failed.update(visited)
         return None
 
@@ -326,8 +373,6 @@ def to_markdown(nodes: tuple[Node, ...]) -> str:
 
 def longest_run(text: str, ch: str) -> int:
     """The longest run of ``ch`` in ``text``: a code fence must be one longer."""
-    longest = run = 0
-    for c in text:
-        run = run + 1 if c == ch else 0
-        longest = max(longest, run)
-    return longest
+    if ch not in text:
+        return 0
+    return max(len(run) for run in re.findall(re.escape(ch) + "+", text))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
@@ -44,27 +44,113 @@ class Item:
 
 def build_items(changelog: Changelog) -> tuple[Item, ...]:
     """Every item of the changelog, newest first."""
-    site = changelog.site
-    zone = ZoneInfo(site.timezone)
-    return tuple(item for rf in changelog.releases for item in release_items(site, rf, zone))
+    maker = ItemMaker(changelog.site)
+    return tuple(item for rf in changelog.releases for item in maker.items(rf))
 
 
-def release_items(site: Site, rf: ReleaseFile, zone: ZoneInfo | None = None) -> Iterator[Item]:
-    """The items of one release, in page order: they depend on nothing else (cache.py)."""
-    zone = zone if zone is not None else ZoneInfo(site.timezone)
-    day = rf.date
-    start = dt.datetime(day.year, day.month, day.day, _RELEASE_HOUR, tzinfo=zone)
-    start += dt.timedelta(hours=rf.sequence - 1)
-    position = 0
-    for g, group in enumerate(rf.release.groups, start=1):
-        for a, article in enumerate(group.articles, start=1):
-            published = start - dt.timedelta(seconds=position)
-            position += 1
-            yield _article_item(site, rf, group, article, published, f"groups[{g}].articles[{a}]")
-        for n, note in enumerate(group.notes, start=1):
-            published = start - dt.timedelta(seconds=position)
-            position += 1
-            yield _note_item(site, rf, group, note, published, f"groups[{g}].notes[{n}]")
+class ItemMaker:
+    """The items of one site's releases, a release at a time.
+
+    A release's items depend only on the site and that release, so a build
+    cache can keep them per release file (release_cache.py); what releases
+    share (URLs, module places) is worked out once per maker.
+    """
+
+    def __init__(self, site: Site) -> None:
+        self._shared = _Shared(site)
+
+    def items(self, rf: ReleaseFile) -> Iterator[Item]:
+        """``rf``'s items in page order, first newest."""
+        shared = self._shared
+        day = rf.date
+        start = dt.datetime(day.year, day.month, day.day, _RELEASE_HOUR, tzinfo=shared.zone)
+        start += dt.timedelta(hours=rf.sequence - 1)
+        release = _Release(shared, rf)
+        position = 0
+        for g, group in enumerate(rf.release.groups, start=1):
+            # A group's context shows in each of its items: written once.
+            context = None if group.context is None else release.html(group.context)
+            for a, article in enumerate(group.articles, start=1):
+                published = start - dt.timedelta(seconds=position)
+                position += 1
+                yield _article_item(
+                    release, group, context, article, published, f"groups[{g}].articles[{a}]"
+                )
+            for n, note in enumerate(group.notes, start=1):
+                published = start - dt.timedelta(seconds=position)
+                position += 1
+                yield _note_item(
+                    release, group, context, note, published, f"groups[{g}].notes[{n}]"
+                )
+
+
+class _Shared:
+    """What the items of a site have in common, worked out once per build, not per item."""
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+        self.zone = ZoneInfo(site.timezone)
+        self.modules = {module.number: module for module in site.modules}
+        # The changelog page without a fragment: a release's link is this and its
+        # anchor, which holds nothing to encode (digits and hyphens).
+        self.changelog = absolute(site.changelog, "#")
+        # Many items link the same page (each revision of an article): resolving
+        # and encoding a URL costs more than the rest of an item. Kept for one build.
+        self._absolute: dict[str, str] = {}
+        self._places: dict[tuple[Kind, int | None, int | None], _Place] = {}
+
+    def absolute(self, reference: str) -> str:
+        """``reference`` as an absolute, encoded URL below the site (see ``urls.absolute``)."""
+        found = self._absolute.get(reference)
+        if found is None:
+            found = self._absolute[reference] = absolute(self.site.url, reference)
+        return found
+
+    def place(self, kind: Kind, module: int | None, chapter: int | None) -> _Place:
+        key = (kind, module, chapter)
+        found = self._places.get(key)
+        if found is None:
+            found = self._places[key] = _Place.of(self.site, kind, self.module(module), chapter)
+        return found
+
+    def module(self, number: int | None) -> Module | None:
+        return None if number is None else self.modules.get(number)
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Where an item belongs: its module, and what that makes of its categories and content."""
+
+    module: Module | None
+    categories: tuple[str, ...]
+    paragraph: str | None  # "<p>Module 4 · … · Chương 6</p>" in the content
+
+    @classmethod
+    def of(cls, site: Site, kind: Kind, module: Module | None, chapter: int | None) -> _Place:
+        labels = site.labels
+        place = []
+        if module is not None:
+            place.append(f"{labels.module} {module.number} · {module.name}")
+        if chapter is not None:
+            place.append(f"{labels.chapter} {chapter}")
+        paragraph = f"<p>{html.escape(' · '.join(place), quote=False)}</p>" if place else None
+        return cls(module, _categories(site, kind, module, chapter), paragraph)
+
+
+class _Release:
+    """One release file as its items see it."""
+
+    def __init__(self, shared: _Shared, rf: ReleaseFile) -> None:
+        self.shared = shared
+        self.site = shared.site
+        self.rf = rf
+        self.changelog_link = f"{shared.changelog}#{rf.anchor}"
+
+    def html(self, text: str) -> str:
+        return inline.to_html(self.rf.nodes(text), self.shared.absolute)
+
+    def link(self, page: str | None) -> str:
+        return self.changelog_link if page is None else self.shared.absolute(page)
 
 
 def tag_uri(site: Site, day: dt.date, item_id: str, kind: Kind) -> str:
@@ -75,118 +161,101 @@ def tag_uri(site: Site, day: dt.date, item_id: str, kind: Kind) -> str:
 
 
 def _article_item(
-    site: Site, rf: ReleaseFile, group: Group, article: Article, published: dt.datetime, where: str
+    release: _Release,
+    group: Group,
+    context: str | None,
+    article: Article,
+    published: dt.datetime,
+    where: str,
 ) -> Item:
-    module = _module(site, article.module if article.module is not None else group.module)
+    site, rf = release.site, release.rf
+    module = article.module if article.module is not None else group.module
     chapter = article.chapter if article.chapter is not None else group.chapter
+    place = release.shared.place(group.kind, module, chapter)
     label = site.kinds[group.kind].short
     numbered = f"{article.number} {article.title}" if article.number else article.title
-    link = _link(site, rf, article.page)
-    resolve = _resolver(site)
+    link = release.link(article.page)
+    summary = summary_html = None
     parts = []
     if article.summary:
-        parts.append(f"<p>{inline.to_html(inline.parse(article.summary), resolve)}</p>")
-    parts.extend(_common_parts(site, group, module, chapter, link, article.page is not None))
+        summary = inline.to_text(rf.nodes(article.summary))
+        summary_html = release.html(article.summary)
+        parts.append(f"<p>{summary_html}</p>")
+    parts.extend(_common_parts(site, context, place, link, article.page is not None))
     return Item(
-        id=tag_uri(site, rf.release.date, article.id, group.kind),
+        id=tag_uri(site, rf.date, article.id, group.kind),
         kind=group.kind,
-        module=module,
+        module=place.module,
         title=f"{label} · {numbered}",
         link=link,
         published=published,
-        released=rf.release.date,
+        released=rf.date,
         content_html="\n".join(parts),
-        summary=inline.to_text(inline.parse(article.summary)) if article.summary else None,
-        summary_html=(
-            inline.to_html(inline.parse(article.summary), resolve) if article.summary else None
-        ),
-        categories=_categories(site, group.kind, module, chapter),
+        summary=summary,
+        summary_html=summary_html,
+        categories=place.categories,
         source=f"{rf.path} {where}",
     )
 
 
 def _note_item(
-    site: Site, rf: ReleaseFile, group: Group, note: Note, published: dt.datetime, where: str
+    release: _Release,
+    group: Group,
+    context: str | None,
+    note: Note,
+    published: dt.datetime,
+    where: str,
 ) -> Item:
-    module = _module(site, note.module if note.module is not None else group.module)
-    chapter = group.chapter
+    site, rf = release.site, release.rf
+    module = note.module if note.module is not None else group.module
+    place = release.shared.place(group.kind, module, group.chapter)
     label = site.kinds[group.kind].short
-    link = _link(site, rf, note.page)
-    resolve = _resolver(site)
-    text = inline.parse(note.text)
-    parts = [f"<p>{inline.to_html(text, resolve)}</p>"]
+    link = release.link(note.page)
+    text = rf.nodes(note.text)
+    plain = inline.to_text(text)
+    summary, summary_html = plain, inline.to_html(text, release.shared.absolute)
+    parts = [f"<p>{summary_html}</p>"]
     if note.summary:
-        parts.append(f"<p>{inline.to_html(inline.parse(note.summary), resolve)}</p>")
+        more = release.html(note.summary)
+        parts.append(f"<p>{more}</p>")
+        summary = f"{plain} | {inline.to_text(rf.nodes(note.summary))}"
+        summary_html = f"{summary_html} | {more}"
     if note.details:
-        rows = "".join(f"<li>{inline.to_html(inline.parse(d), resolve)}</li>" for d in note.details)
+        rows = "".join(f"<li>{release.html(d)}</li>" for d in note.details)
         parts.append(f"<ul>{rows}</ul>")
     if note.table is not None:
         head = "".join(f"<th>{html.escape(h, quote=False)}</th>" for h in note.table.header)
         body = "".join(
-            "<tr>"
-            + "".join(f"<td>{inline.to_html(inline.parse(c), resolve)}</td>" for c in row)
-            + "</tr>"
+            "<tr>" + "".join(f"<td>{release.html(c)}</td>" for c in row) + "</tr>"
             for row in note.table.rows
         )
         parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-    parts.extend(_common_parts(site, group, module, chapter, link, note.page is not None))
-    plain = inline.to_text(text)
-    summary = plain
-    summary_html = inline.to_html(text, resolve)
-    if note.summary:
-        summary = f"{plain} | {inline.to_text(inline.parse(note.summary))}"
-        summary_html += f" | {inline.to_html(inline.parse(note.summary), resolve)}"
+    parts.extend(_common_parts(site, context, place, link, note.page is not None))
     return Item(
-        id=tag_uri(site, rf.release.date, note.id, group.kind),
+        id=tag_uri(site, rf.date, note.id, group.kind),
         kind=group.kind,
-        module=module,
+        module=place.module,
         title=f"{label} · {plain}",
         link=link,
         published=published,
-        released=rf.release.date,
+        released=rf.date,
         content_html="\n".join(parts),
         summary=summary,
         summary_html=summary_html,
-        categories=_categories(site, group.kind, module, chapter),
+        categories=place.categories,
         source=f"{rf.path} {where}",
     )
 
 
-def _module(site: Site, number: int | None) -> Module | None:
-    return None if number is None else site.module(number)
-
-
-def _resolver(site: Site) -> Callable[[str], str]:
-    return lambda reference: absolute(site.url, reference)
-
-
-def _link(site: Site, rf: ReleaseFile, page: str | None) -> str:
-    if page is not None:
-        return absolute(site.url, page)
-    return absolute(site.changelog, f"#{rf.anchor}")
-
-
 def _common_parts(
-    site: Site,
-    group: Group,
-    module: Module | None,
-    chapter: int | None,
-    link: str,
-    is_article_page: bool,
+    site: Site, context: str | None, place: _Place, link: str, is_article_page: bool
 ) -> list[str]:
-    resolve = _resolver(site)
     labels = site.labels
     parts = []
-    if group.context:
-        context = inline.to_html(inline.parse(group.context), resolve)
+    if context is not None:
         parts.append(f"<blockquote><p>{context}</p></blockquote>")
-    place = []
-    if module is not None:
-        place.append(f"{labels.module} {module.number} · {module.name}")
-    if chapter is not None:
-        place.append(f"{labels.chapter} {chapter}")
-    if place:
-        parts.append(f"<p>{html.escape(' · '.join(place), quote=False)}</p>")
+    if place.paragraph is not None:
+        parts.append(place.paragraph)
     label = labels.read_article if is_article_page else labels.read_changelog
     parts.append(f'<p><a href="{html.escape(link)}">{html.escape(label, quote=False)} →</a></p>')
     return parts

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from . import inline
 from .errors import DataError, Problem
 from .models import MAX_ITEMS_PER_RELEASE, Release, Site
 
@@ -54,13 +55,14 @@ class ReleaseFile:
     content, and its release is read again only if something asks for it.
     """
 
-    __slots__ = ("_release", "_reload", "date", "digest", "path", "sequence")
+    __slots__ = ("_release", "_reload", "date", "digest", "parsed", "path", "sequence")
 
     def __init__(
         self,
         path: str,
         sequence: int,
         release: Release | None = None,
+        parsed: inline.Parsed | None = None,
         *,
         digest: str = "",
         date: dt.date | None = None,
@@ -72,6 +74,8 @@ class ReleaseFile:
         self.sequence = sequence  # 1 for YYYY-MM-DD.toml, N for YYYY-MM-DD-N.toml
         self.date: dt.date = release.date if release is not None else date  # type: ignore[assignment]
         self.digest = digest  # sha256 of the file's bytes ("" when not read from a file)
+        # The nodes of its Markdown texts as validation parsed them: see nodes().
+        self.parsed = parsed if parsed is not None else inline.Parsed()
         self._release = release
         self._reload = reload
 
@@ -86,6 +90,13 @@ class ReleaseFile:
     def known(self) -> bool:
         """Whether the build cache vouched for the file (it was not parsed)."""
         return self._reload is not None
+
+    def nodes(self, text: str) -> tuple[inline.Node, ...]:
+        """The inline nodes of one of the release's Markdown texts, without parsing it again.
+
+        A text without markup was not kept: one regex scan gives it back.
+        """
+        return self.parsed.nodes(text)
 
     @property
     def anchor(self) -> str:
@@ -227,7 +238,8 @@ def _assemble(
         file_name = PurePosixPath(name).name
         match = _RELEASE_NAME.match(file_name)
         assert match is not None  # misnamed files were reported before reading
-        release = _validate(Release, data, name, problems)
+        parsed = inline.Parsed()
+        release = _validate(Release, data, name, problems, parsed)
         if release is None:
             continue
         if release.date.isoformat() != match.group(1):
@@ -241,7 +253,7 @@ def _assemble(
             )
             continue
         digest = digests.get(name, "") if digests is not None else ""
-        releases.append(ReleaseFile(name, int(match.group(2) or 1), release, digest=digest))
+        releases.append(ReleaseFile(name, int(match.group(2) or 1), release, parsed, digest=digest))
 
     # Files the cache vouched for passed the per-file rules under these same
     # settings; only the rule across files runs again for them.
@@ -312,17 +324,20 @@ def _read_bytes(
     """The bytes of one file below ``root``, or None with the problem recorded."""
     # Entries come from pull requests, and git carries symbolic links: a link
     # to a file elsewhere on the server, or to /dev/zero, must not be read.
-    # (realpath, not Path.resolve, which raises on a symlink loop.)
-    inside = os.path.realpath(root if root is not None else path.parent)
-    if path.is_symlink() and not Path(os.path.realpath(path)).is_relative_to(inside):
-        problems.append(
-            Problem(
-                name,
-                "(file)",
-                "is a symbolic link to a file outside the entries folder; put the file itself here",
+    # (realpath, not Path.resolve, which raises on a symlink loop; only for a
+    # link, as it costs a system call per folder of the path.)
+    if path.is_symlink():
+        inside = os.path.realpath(root if root is not None else path.parent)
+        if not Path(os.path.realpath(path)).is_relative_to(inside):
+            problems.append(
+                Problem(
+                    name,
+                    "(file)",
+                    "is a symbolic link to a file outside the entries folder; "
+                    "put the file itself here",
+                )
             )
-        )
-        return None
+            return None
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -395,9 +410,15 @@ def _parse_toml(raw: bytes, name: str, problems: list[Problem]) -> dict[str, Any
         return None
 
 
-def _validate(model: type[M], data: dict[str, Any], name: str, problems: list[Problem]) -> M | None:
+def _validate(
+    model: type[M],
+    data: dict[str, Any],
+    name: str,
+    problems: list[Problem],
+    parsed: inline.Parsed | None = None,
+) -> M | None:
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=parsed)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         nested = {tuple(e["loc"][:i]) for e in errors for i in range(len(e["loc"]))}

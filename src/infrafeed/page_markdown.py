@@ -27,6 +27,8 @@ from .inline import Code, Emphasis, Link, Node, Strong, Text, longest_run
 
 # CommonMark reads these anywhere in a line: escape them always.
 _ALWAYS = frozenset("\\`*[]<|~")
+# What may need a backslash: those, and "_" or "&" depending on what is around them.
+_SPECIAL = re.compile(r"[\\`*\[\]<|~_&]")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
 # At the start of a line these begin a heading, quote, list, thematic break or setext underline.
 _LINE_START_MARK = frozenset("#>+-=")
@@ -69,6 +71,8 @@ class _Writer:
         self.in_table = in_table
 
     def nodes(self, nodes: tuple[Node, ...], *, line_start: bool, in_link: bool = False) -> str:
+        if len(nodes) == 1 and isinstance(nodes[0], Text):
+            return self.text(nodes[0].text, line_start=line_start)  # most texts: all plain
         nodes = self.expressible(nodes, in_link)
         out = ""
         for index, node in enumerate(nodes):
@@ -133,6 +137,8 @@ class _Writer:
         return bool(inner) and _opens(before[-1:], inner[0]) and _closes(inner[-1], following)
 
     def text(self, text: str, *, line_start: bool) -> str:
+        if "\n" not in text and "\r" not in text:
+            return self.line(text, line_start=line_start)  # most texts: one line
         text = _BLANK_LINES.sub("\n", text.replace("\r\n", "\n").replace("\r", "\n"))
         out: list[str] = []
         for number, line in enumerate(text.split("\n")):
@@ -142,17 +148,7 @@ class _Writer:
         return "".join(out)
 
     def line(self, line: str, *, line_start: bool) -> str:
-        out: list[str] = []
-        for index, ch in enumerate(line):
-            if ch in _ALWAYS:
-                out.append("\\" + ch)
-            elif ch == "_" and not _intraword(line, index):
-                out.append("\\_")
-            elif ch == "&" and _ENTITY.match(line, index):
-                out.append("\\&")
-            else:
-                out.append(ch)
-        escaped = "".join(out)
+        escaped = _SPECIAL.sub(_escaped, line)
         if line_start:
             stripped = escaped.lstrip(" \t")
             indent = escaped[: len(escaped) - len(stripped)]
@@ -186,6 +182,16 @@ def _merged(nodes: list[Node]) -> list[Node]:
         else:
             merged.append(node)
     return merged
+
+
+def _escaped(found: re.Match[str]) -> str:
+    """One character of ``_SPECIAL`` as CommonMark must read it literally, in its line."""
+    ch, line, index = found.group(), found.string, found.start()
+    if ch in _ALWAYS:
+        return "\\" + ch
+    if ch == "_":
+        return ch if _intraword(line, index) else "\\_"
+    return "\\&" if _ENTITY.match(line, index) else ch
 
 
 def _intraword(line: str, index: int) -> bool:

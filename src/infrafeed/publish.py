@@ -25,7 +25,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -42,6 +42,11 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 # so that a failure half-way can put them back. Inside the staging folder,
 # whose other entries are feed paths (never hidden names).
 _BACKUP = ".previous"
+# Staged files are written in pieces of about this size: few system calls,
+# and a document's items need not be joined first.
+_WRITE_SIZE = 1 << 20
+
+Buffer = bytes | bytearray | memoryview
 
 
 @dataclass(frozen=True)
@@ -243,17 +248,21 @@ class Stage:
         return target
 
     def write(self, relative: str, data: bytes) -> None:
+        self.write_chunks(relative, (data,))
+
+    def write_chunks(self, relative: str, chunks: Iterable[Buffer]) -> None:
+        """Stage ``relative`` with the concatenation of ``chunks``, never held whole."""
         target = self.target(relative)
         staged = self.dir / relative
         try:
             staged.parent.mkdir(parents=True, exist_ok=True)
-            _write_new_file(staged, data)
+            record = _write_new_file(staged, chunks)
         except OSError as exc:
             raise PublishError(
                 f"{target}: could not stage the new version ({exc.strerror}); "
                 "the published output is unchanged"
             ) from None
-        self.records[relative] = FileRecord(hashlib.sha256(data).hexdigest(), len(data))
+        self.records[relative] = record
 
     def cleanup(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -419,7 +428,7 @@ def _write_manifest(out: Path, data: bytes) -> None:
     try:
         with contextlib.suppress(FileNotFoundError):
             temp.unlink()
-        _write_new_file(temp, data)
+        _write_new_file(temp, (data,))
         temp.replace(path)
     except OSError as exc:
         with contextlib.suppress(OSError):
@@ -428,16 +437,41 @@ def _write_manifest(out: Path, data: bytes) -> None:
     _fsync_dir(out)
 
 
-def _write_new_file(path: Path, data: bytes) -> None:
-    """Create ``path`` (never through a symlink, never over an existing file) and sync it."""
+def _write_new_file(path: Path, chunks: Iterable[Buffer]) -> FileRecord:
+    """Create ``path`` (never through a symlink, never over an existing file) and sync it.
+
+    Small chunks (a feed's items) are gathered into writes of about
+    :data:`_WRITE_SIZE`; the file is hashed as it is written.
+    """
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
-    try:
-        view = memoryview(data)
+    digest = hashlib.sha256()
+    size = 0
+
+    def write(data: Buffer) -> None:
+        nonlocal size
+        view = memoryview(data).cast("B")
+        digest.update(view)
+        size += len(view)
         while view:
             view = view[os.write(fd, view) :]
+
+    try:
+        pending = bytearray()
+        for chunk in chunks:
+            length = memoryview(chunk).nbytes
+            if pending and len(pending) + length > _WRITE_SIZE:
+                write(pending)
+                pending = bytearray()  # a new one: the written one may still be viewed
+            if length >= _WRITE_SIZE:
+                write(chunk)  # a whole document, or a large part: not copied
+            else:
+                pending += chunk
+        if pending:
+            write(pending)
         os.fsync(fd)
     finally:
         os.close(fd)
+    return FileRecord(digest.hexdigest(), size)
 
 
 def _link_or_copy(source: Path, backup: Path) -> None:

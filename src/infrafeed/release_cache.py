@@ -32,7 +32,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .items import Item, release_items
+from .items import Item, ItemMaker
 from .loader import Changelog, IdKey, ReleaseFile, release_keys
 from .models import Site
 from .render import ItemParts, item_parts
@@ -123,14 +123,17 @@ class ReleaseCache:
         """Every item, newest first: a known file's from its record, a new file's computed."""
         site = changelog.site
         zone = zoneinfo.ZoneInfo(site.timezone)
+        maker = ItemMaker(site)
         found: list[Item] = []
         for rf in changelog.releases:
-            record = self._record(site, rf, zone)
+            record = self._record(site, rf, zone, maker)
             self._new[rf.path] = record
             found.extend(record.items)
         return tuple(found)
 
-    def _record(self, site: Site, rf: ReleaseFile, zone: zoneinfo.ZoneInfo) -> Record:
+    def _record(
+        self, site: Site, rf: ReleaseFile, zone: zoneinfo.ZoneInfo, maker: ItemMaker
+    ) -> Record:
         row = self._old.get(rf.path) if rf.known else None
         if row is not None:
             record = _decode(row, site, rf, zone)
@@ -141,7 +144,7 @@ class ReleaseCache:
         self._changed = True
         from .changelog_page import release_section
 
-        items = tuple(release_items(site, rf, zone))
+        items = tuple(maker.items(rf))
         return Record(rf.digest, tuple(release_keys(rf)), items, (), release_section(site, rf))
 
     def parts_of(self, item: Item) -> ItemParts:

@@ -1,68 +1,160 @@
-"""Render every output file: (relative path, bytes) pairs, one at a time.
+"""Render every output file: (relative path, chunks of its bytes) pairs, one at a time.
 
 For each feed: its documents (the subscription document and its monthly
 archives, see history.py) in every format. Then the site files that describe
 the feeds: the HTML pages, ``head-links.html``, ``feeds.json`` and
-``feeds.opml``. A generator, so the publisher can stage each document and let
-it go.
+``feeds.opml``. A generator of chunks, so the publisher streams each document
+to disk: no whole document is ever held in memory.
+
+A feed document is a frame around its items' parts (frame.py). Each item's
+parts are rendered once per build (:func:`item_parts`), though the all-items
+feed and the item's module feed both show it; whether a feed fits
+``max_bytes`` is then arithmetic on the parts' lengths, never a rendering.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from array import array
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 from .catalog import document_path, feed_views
 from .document import FeedDocument
 from .feeds import FORMATS, FeedSpec, Format, select_all
+from .frame import Frame, chunks
 from .history import FeedHistory, Page, plan
 from .items import Item
 from .models import Site
 from .urls import absolute
 
-Renderer = Callable[[FeedDocument], bytes]
+
+class ItemParts(NamedTuple):
+    """An item as it appears inside a document of each format (frame.py)."""
+
+    rss: bytes
+    atom: bytes
+    json: bytes
 
 
-def renderers() -> dict[str, Renderer]:
-    from .render_feedgen import render_atom, render_rss
-    from .render_json import render_json
+PartsOf = Callable[[Item], ItemParts]
 
-    return {"rss": render_rss, "atom": render_atom, "json": render_json}
+
+def item_parts(item: Item) -> ItemParts:
+    """Render ``item`` in every format: one feedgen entry for RSS and Atom, one JSON object."""
+    from .render_feedgen import entries
+    from .render_json import json_entry
+
+    rss, atom = entries(item)
+    return ItemParts(rss, atom, json_entry(item))
+
+
+def frames() -> dict[str, Callable[[FeedDocument], Frame]]:
+    from .render_feedgen import atom_frame, rss_frame
+    from .render_json import json_frame
+
+    return {"rss": rss_frame, "atom": atom_frame, "json": json_frame}
 
 
 def render_all(
-    site: Site, specs: Sequence[FeedSpec], items: Sequence[Item], version: str
-) -> Iterator[tuple[str, bytes]]:
-    by_format = renderers()
+    site: Site,
+    specs: Sequence[FeedSpec],
+    items: Sequence[Item],
+    version: str,
+    parts_of: PartsOf | None = None,
+) -> Iterator[tuple[str, Iterable[bytes]]]:
+    """Every output file; ``parts_of`` gives an item's parts (default: render them)."""
+    histories = yield from _feeds(site, specs, items, version, _Once(parts_of or item_parts))
+    # The items' parts went with the generator above: the site files need none.
+    for path, data in render_site(site, histories, items):
+        yield path, (data,)
+
+
+def _feeds(
+    site: Site, specs: Sequence[FeedSpec], items: Sequence[Item], version: str, parts: _Once
+) -> Generator[tuple[str, Iterator[bytes]], None, list[FeedHistory]]:
+    """Every document of every feed; returns the feeds' histories."""
+    frame_of = frames()
     histories = []
     for spec in specs:
-        # The plan measures a page by rendering it; a page that fits is often
-        # the one it then publishes (a complete feed always is). Its documents
-        # are kept to be written rather than rendered twice: at most one
-        # page's, in every format.
-        measured: list[tuple[Page, list[bytes]]] = []
-
-        def size_of(
-            page: Page, spec: FeedSpec = spec, measured: list[tuple[Page, list[bytes]]] = measured
-        ) -> int:
-            measured.clear()
-            docs = [by_format[f.name](document(site, spec, page, f, version)) for f in FORMATS]
-            size = max(len(doc) for doc in docs)
-            if size <= site.feeds.max_bytes:
-                measured.append((page, docs))
-            return size
-
-        history = plan(site, spec, select_all(items, spec), size_of)
+        feed = _Feed(site, spec, version, select_all(items, spec), parts, frame_of)
+        history = plan(site, spec, feed.items, feed.size_of)
         for page in history.pages:
-            kept = measured.pop()[1] if measured and measured[0][0] is page else []
             for fmt in FORMATS:
-                if kept:
-                    data = kept.pop(0)  # FORMATS' order; each let go once staged
-                else:
-                    data = by_format[fmt.name](document(site, spec, page, fmt, version))
-                yield document_path(page.folder, fmt), data
-        measured.clear()
+                yield document_path(page.folder, fmt), feed.chunks(page, fmt)
         histories.append(history)
-    yield from render_site(site, histories, items)
+    return histories
+
+
+class _Once:
+    """Each item's parts, fetched once per build and kept for every feed that shows it."""
+
+    def __init__(self, parts_of: PartsOf) -> None:
+        self._parts_of = parts_of
+        # By identity: every feed selects from the same item objects. The item
+        # is kept with its parts so that its id cannot be reused meanwhile.
+        self._known: dict[int, tuple[Item, ItemParts]] = {}
+
+    def __call__(self, item: Item) -> ItemParts:
+        found = self._known.get(id(item))
+        if found is None:
+            found = self._known[id(item)] = (item, self._parts_of(item))
+        return found[1]
+
+
+class _Feed:
+    """One feed: its items' parts, what each of its documents weighs, and their frames."""
+
+    def __init__(
+        self,
+        site: Site,
+        spec: FeedSpec,
+        version: str,
+        items: tuple[Item, ...],
+        parts: _Once,
+        frame_of: dict[str, Callable[[FeedDocument], Frame]],
+    ) -> None:
+        self.site, self.spec, self.version = site, spec, version
+        self.items = items
+        self.parts = parts
+        self.frame_of = frame_of
+        # prefix[k][n]: the length of the first n items' parts in FORMATS[k],
+        # so the size of any page of the newest items is a look-up.
+        self.fields = [ItemParts._fields.index(fmt.name) for fmt in FORMATS]
+        self.prefix: list[array[int]] = [array("q", [0]) for _ in FORMATS]
+        for item in items:
+            got = parts(item)
+            for sums, field in zip(self.prefix, self.fields, strict=True):
+                sums.append(sums[-1] + len(got[field]))
+        self._frames: dict[tuple[object, ...], Frame] = {}
+
+    def size_of(self, page: Page) -> int:
+        """The largest of ``page``'s formats, in bytes, as history.plan compares it."""
+        count = len(page.items)
+        # The plan measures only pages of the feed's newest items (history.SizeOf).
+        if count and not (
+            page.items[0] is self.items[0] and page.items[-1] is self.items[count - 1]
+        ):
+            raise ValueError(f"feed '{self.spec.key}': a measured page is not its newest items")
+        return max(
+            self.frame(page, fmt).size(count, sums[count])
+            for fmt, sums in zip(FORMATS, self.prefix, strict=True)
+        )
+
+    def chunks(self, page: Page, fmt: Format) -> Iterator[bytes]:
+        field = self.fields[FORMATS.index(fmt)]
+        # Listed now, not when the chunks are read: a caller may read them after
+        # the build has let the items' parts go.
+        listed = [self.parts(item)[field] for item in page.items]
+        return chunks(self.frame(page, fmt), listed)
+
+    def frame(self, page: Page, fmt: Format) -> Frame:
+        """The page's frame in ``fmt``, rendered once: it depends on all but the items."""
+        key = (fmt.name, page.role, page.folder, page.updated, page.prev_archive, page.next_archive)
+        found = self._frames.get(key)
+        if found is None:
+            doc = document(self.site, self.spec, page, fmt, self.version)
+            found = self._frames[key] = self.frame_of[fmt.name](doc)
+        return found
 
 
 def render_site(

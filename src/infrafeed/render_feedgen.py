@@ -12,13 +12,23 @@ feedgen's traps, handled here once (see STYLE.md):
   reading ``<script>`` is shown, not run;
 - ``formatRFC2822`` switches the whole process's locale twice per date (and
   is a fifth of rendering RSS): an item's ``<pubDate>``, its last element, is
-  written by :class:`_ItemDate` instead, in the same C-locale format;
+  written by :func:`rfc822` instead, in the same C-locale format;
 - ``rss_file``/``atom_file`` write in place: we take the bytes and publish them
   atomically elsewhere;
 - RSS gets no ``atom:link`` but ``rel=self``, so the RFC 5005 links
   (``prev-archive``, ``next-archive``, ``current``), the WebSub ``hub`` link and
   the ``fh:complete``/``fh:archive`` markers come from :class:`_History`, a
   feedgen extension that writes them the same way into RSS and Atom.
+
+The build renders a document in parts (frame.py): each item once, from one
+feedgen entry, as the bytes feedgen's pretty printer gives its ``<item>`` and
+``<entry>`` at their place in a feed (:func:`entries`), and the document's head
+and tail from the same feed with no entries (:func:`rss_frame`,
+:func:`atom_frame`). :func:`render_rss` and :func:`render_atom` write a whole
+document the plain way, every entry added to one ``FeedGenerator``: the build
+never calls them; tests/test_render_parts.py checks that the parts join to
+their bytes exactly, so that a feedgen upgrade that prints differently fails
+a test instead of changing the output.
 """
 
 from __future__ import annotations
@@ -27,29 +37,109 @@ import datetime as dt
 import html
 from typing import Any
 
+from feedgen.entry import FeedEntry
 from feedgen.feed import FeedGenerator
 from feedgen.util import xml_elem
+from lxml import etree
 
 from .document import FEED_HISTORY_NS, FeedDocument
+from .frame import Frame
+from .items import Item
 from .urls import absolute
 
 _ATOM_NS = "http://www.w3.org/2005/Atom"
+# The namespaces feedgen declares on <rss>: an <item> serialized below them
+# comes out as it does in a real document.
+_RSS_NAMESPACES = {"atom": _ATOM_NS, "content": "http://purl.org/rss/1.0/modules/content/"}
+_RSS_ITEMS_START = b"<channel>\n"
+_RSS_TAIL = b"  </channel>\n</rss>\n"
+_ATOM_ITEMS_START = b"<feed>\n"
+_ATOM_TAIL = b"</feed>\n"
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
+def rss_frame(doc: FeedDocument) -> Frame:
+    """The RSS document of ``doc`` around its items (``doc.items`` is not read)."""
+    return _frame(_rss_bytes(_feed(doc), doc), _RSS_TAIL)
+
+
+def atom_frame(doc: FeedDocument) -> Frame:
+    """The Atom document of ``doc`` around its items (``doc.items`` is not read)."""
+    return _frame(_atom_bytes(_feed(doc)), _ATOM_TAIL)
+
+
+def entries(item: Item) -> tuple[bytes, bytes]:
+    """The item's RSS ``<item>`` and Atom ``<entry>``, as they appear in a document.
+
+    One feedgen entry for both: its RSS element is taken before the fields
+    that only Atom has are set, since feedgen would copy them into RSS.
+    """
+    entry = FeedEntry()
+    _common_fields(entry, item)
+    _rss_fields(entry, item)
+    rss = entry.rss_entry()
+    xml_elem("pubDate", rss).text = rfc822(item.published)
+    _atom_fields(entry, item)
+    atom = entry.atom_entry()
+
+    root = etree.Element("rss", nsmap=_RSS_NAMESPACES)
+    xml_elem("channel", root).append(rss)
+    rss_part = _inside(root, _RSS_ITEMS_START, _RSS_TAIL)
+    root = etree.Element("feed")
+    root.append(atom)
+    return rss_part, _inside(root, _ATOM_ITEMS_START, _ATOM_TAIL)
+
+
 def render_rss(doc: FeedDocument) -> bytes:
-    fg = _feed(doc, rss=True)
+    """The whole RSS document the plain way: what :func:`entries` and the frame join to."""
+    fg = _feed(doc)
+    for item in doc.items:
+        entry = fg.add_entry(order="append")
+        _common_fields(entry, item)
+        _rss_fields(entry, item)
+        entry.pubDate(item.published)
+    return _rss_bytes(fg, doc)
+
+
+def render_atom(doc: FeedDocument) -> bytes:
+    """The whole Atom document the plain way: what :func:`entries` and the frame join to."""
+    fg = _feed(doc)
+    for item in doc.items:
+        entry = fg.add_entry(order="append")
+        _common_fields(entry, item)
+        _atom_fields(entry, item)
+    return _atom_bytes(fg)
+
+
+def _rss_bytes(fg: FeedGenerator, doc: FeedDocument) -> bytes:
     fg.lastBuildDate(doc.updated)
     fg.docs("https://www.rssboard.org/rss-specification")
     return bytes(fg.rss_str(pretty=True))
 
 
-def render_atom(doc: FeedDocument) -> bytes:
-    return bytes(_feed(doc, rss=False).atom_str(pretty=True))
+def _atom_bytes(fg: FeedGenerator) -> bytes:
+    return bytes(fg.atom_str(pretty=True))
 
 
-def _feed(doc: FeedDocument, *, rss: bool) -> FeedGenerator:
+def _frame(empty: bytes, tail: bytes) -> Frame:
+    if not empty.endswith(tail):
+        raise RuntimeError(f"feedgen's document no longer ends with {tail!r}: {empty[-80:]!r}")
+    # Items are the last children of <channel> and <feed>, each printed with
+    # its line break: they follow the head with nothing between them.
+    return Frame(empty[: -len(tail)], b"", tail, empty)
+
+
+def _inside(root: Any, start: bytes, tail: bytes) -> bytes:
+    """What ``root`` prints between ``start`` and ``tail``: its one entry, as deep as in a feed."""
+    text = bytes(etree.tostring(root, pretty_print=True, encoding="UTF-8"))
+    begin = text.find(start)
+    if begin < 0 or not text.endswith(tail):
+        raise RuntimeError(f"lxml no longer prints an entry as expected: {text[:80]!r}")
+    return text[begin + len(start) : -len(tail)]
+
+
+def _feed(doc: FeedDocument) -> FeedGenerator:
     site, spec = doc.site, doc.spec
     fg = FeedGenerator()
     fg.id(spec.id)
@@ -70,29 +160,33 @@ def _feed(doc: FeedDocument, *, rss: bool) -> FeedGenerator:
     # Order matters for RSS: its channel <link> is the last link added.
     fg.link(href=doc.self_url, rel="self", type=doc.format.media_type)
     fg.link(href=spec.home_url, rel="alternate", type="text/html")
-    fg.register_extension("history", _History, _ItemDate if rss else None)
+    fg.register_extension("history", _History)
     fg.history.configure(doc)
-    for item in doc.items:
-        entry = fg.add_entry(order="append")
-        entry.id(item.id)
-        entry.guid(item.id, permalink=False)
-        entry.title(item.title)
-        entry.link(href=item.link, rel="alternate", type="text/html")
-        entry.updated(item.published)
-        if rss:
-            entry.history.published = item.published
-            # RSS readers treat <description> as HTML, so it carries the HTML body;
-            # a plain-text summary there would let "<b>" in the text become markup.
-            entry.description(item.content_html)
-        else:
-            entry.published(item.published)
-            entry.content(item.content_html, type="html")
-            if item.summary:
-                # As escaped HTML, so text such as "</b>" stays text for every reader.
-                entry.summary(html.escape(item.summary, quote=False), type="html")
-        for category in item.categories:
-            entry.category(term=category)
     return fg
+
+
+def _common_fields(entry: FeedEntry, item: Item) -> None:
+    entry.id(item.id)
+    entry.guid(item.id, permalink=False)
+    entry.title(item.title)
+    entry.link(href=item.link, rel="alternate", type="text/html")
+    entry.updated(item.published)
+    for category in item.categories:
+        entry.category(term=category)
+
+
+def _rss_fields(entry: FeedEntry, item: Item) -> None:
+    # RSS readers treat <description> as HTML, so it carries the HTML body;
+    # a plain-text summary there would let "<b>" in the text become markup.
+    entry.description(item.content_html)
+
+
+def _atom_fields(entry: FeedEntry, item: Item) -> None:
+    entry.published(item.published)
+    entry.content(item.content_html, type="html")
+    if item.summary:
+        # As escaped HTML, so text such as "</b>" stays text for every reader.
+        entry.summary(html.escape(item.summary, quote=False), type="html")
 
 
 class _History:
@@ -141,25 +235,6 @@ class _History:
             xml_elem(link_tag, parent, **attributes)
         if self.marker:
             xml_elem(f"{{{FEED_HISTORY_NS}}}{self.marker}", parent)
-
-
-class _ItemDate:
-    """feedgen entry extension: an RSS item's ``<pubDate>``, without ``setlocale``.
-
-    Written where feedgen would write it: items have no ``<source>``, so it is
-    the element before the extensions'.
-    """
-
-    def __init__(self) -> None:
-        self.published: dt.datetime | None = None
-
-    def extend_atom(self, entry: Any) -> Any:
-        return entry
-
-    def extend_rss(self, entry: Any) -> Any:
-        if self.published is not None:
-            xml_elem("pubDate", entry).text = rfc822(self.published)
-        return entry
 
 
 def rfc822(moment: dt.datetime) -> str:

@@ -11,6 +11,7 @@ import re
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
 # Reserved and unreserved characters stay as they are; "%" stays so that an
 # already-encoded URL is not encoded twice.
 _SAFE_PATH = "/%:@!$&'()*+,;=-._~"
@@ -23,7 +24,7 @@ def check_reference(value: str) -> str | None:
         return "must not start or end with white space"
     if not value:
         return "must not be empty"
-    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value):
+    if _CONTROL.search(value):
         return "must not contain control characters"
     if "\\" in value:
         return "must not contain a backslash; use '/'"

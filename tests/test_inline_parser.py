@@ -1,0 +1,117 @@
+"""The fast inline parser gives what the old one gave, on any text: the same nodes, the same errors.
+
+``inline_before`` is the parser as it was before it was made fast, frozen.
+Random texts are dense in markup characters, so that escapes, code spans,
+emphasis and links overlap in every way; hostile texts are the shapes that
+once made a parser slow or deep.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import inline_before
+from infrafeed import inline
+from infrafeed.inline import MarkupError, Node
+
+# Pieces that make markup, or nearly: link targets both allowed and refused.
+TOKENS = [
+    *"\\`*[]() ab\n\t<>&_",
+    "**",
+    "``",
+    "```",
+    "](",
+    "](/x)",
+    "](<a b>)",
+    "](https://example.org/p)",
+    "](javascript:x)",
+    "](//evil)",
+    "]()",
+    "\\*",
+    "\\`",
+    "\\[",
+    "đệ",
+    "学",
+    " *",
+    "* ",
+]
+
+
+def outcome(parse: object, source: str) -> tuple[Node, ...] | str:
+    assert callable(parse)
+    try:
+        nodes = parse(source)
+    except MarkupError as exc:
+        return f"MarkupError: {exc}"
+    assert isinstance(nodes, tuple)
+    return nodes
+
+
+def assert_same(source: str) -> None:
+    assert outcome(inline.parse, source) == outcome(inline_before.parse, source), source
+
+
+def random_texts(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)  # noqa: S311 (seeded, for repeatable texts)
+    texts = []
+    for _ in range(count):
+        length = rng.choice([1, 2, 3, 5, 8, 13, 21, 40, 80])
+        # Some texts mostly plain, as entries are; most dense in markup.
+        plain = rng.random() < 0.2
+        pieces = [
+            rng.choice("abc xyz đ") if plain and rng.random() < 0.9 else rng.choice(TOKENS)
+            for _ in range(length)
+        ]
+        texts.append("".join(pieces))
+    return texts
+
+
+def test_random_texts_parse_as_before() -> None:
+    for source in random_texts(20_000, seed=7):
+        assert_same(source)
+
+
+@settings(max_examples=1_000, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS) | st.characters(), max_size=60).map("".join))
+def test_any_text_parses_as_before(source: str) -> None:
+    assert_same(source)
+
+
+DEEP = inline.MAX_DEPTH + 3
+
+HOSTILE = [
+    "",
+    "[" * 5000,
+    "]" * 5000,
+    "*a " * 1666,
+    "`*" * 2500,
+    "[a](" * 1250,
+    "*a " * 800 + "b" + " a*" * 800,
+    "[" * DEEP + "x" + "](/u)" * DEEP,
+    "[" * 3000 + "x" + "](/u)" * 3000,
+    "*" * DEEP + "x" + "*" * DEEP,
+    "**" * DEEP + "x" + "**" * DEEP,
+    "*[" * DEEP + "x" + "](/u)*" * DEEP,
+    "[*" * DEEP + "x" + "*](/u)" * DEEP,
+    "`" * 3000,
+    "`" * 1000 + "x" + "`" * 999,
+    "*a`" * 1000 + "*",
+    "\\" * 5001,
+    "\\*" * 2500,
+    "(" * 2500 + ")" * 2500,
+    "[a](" + "(" * 2000 + ")" * 2000,
+    "**a *b " * 700,
+    "[x](javascript:alert(1))" + "*a " * 100,
+    "*" + "[x](/a)" * 500,
+    "*a" + "`" * 1500,
+    "**a" + "`" * 1500 + "**",
+]
+
+
+@pytest.mark.parametrize("source", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_texts_parse_as_before(source: str) -> None:
+    assert_same(source)

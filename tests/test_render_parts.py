@@ -1,0 +1,263 @@
+"""Documents joined from per-item parts are byte for byte what feedgen and json.dumps write.
+
+The reference is the plain way: every entry added to one FeedGenerator and
+the whole document serialized, the whole JSON Feed dumped at once
+(``render_rss``, ``render_atom``, ``render_json``), and ``history.plan``
+measuring each page by rendering it in every format. The build renders each
+item once and measures by arithmetic; a feedgen or lxml upgrade that prints
+differently fails here instead of changing published bytes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections import Counter
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import SHIPPED_ENTRIES, SMALL_SITE
+from infrafeed import render
+from infrafeed.catalog import document_path
+from infrafeed.document import FeedDocument
+from infrafeed.feeds import FORMATS, FeedSpec, feed_specs, select_all
+from infrafeed.frame import Frame, chunks
+from infrafeed.history import Page, plan
+from infrafeed.items import Item, build_items
+from infrafeed.loader import load
+from infrafeed.models import Site
+from infrafeed.render import ItemParts, document, item_parts, render_all
+from infrafeed.render_feedgen import render_atom, render_rss
+from infrafeed.render_json import render_json
+
+WHOLE: dict[str, Callable[[FeedDocument], bytes]] = {
+    "rss": render_rss,
+    "atom": render_atom,
+    "json": render_json,
+}
+FEED_NAMES = {fmt.filename for fmt in FORMATS}
+VERSION = "9.9"
+
+
+def whole_size(site: Site, spec: FeedSpec, page: Page) -> int:
+    """How history.plan measured a page before parts: by rendering it in every format."""
+    return max(len(WHOLE[f.name](document(site, spec, page, f, VERSION))) for f in FORMATS)
+
+
+def reference(site: Site, items: tuple[Item, ...]) -> dict[str, bytes]:
+    """Every feed document, planned and rendered the plain way."""
+    out = {}
+    for spec in feed_specs(site):
+        history = plan(site, spec, select_all(items, spec), partial(whole_size, site, spec))
+        for page in history.pages:
+            for fmt in FORMATS:
+                doc = document(site, spec, page, fmt, VERSION)
+                out[document_path(page.folder, fmt)] = WHOLE[fmt.name](doc)
+    return out
+
+
+def joined(
+    site: Site, items: tuple[Item, ...], parts_of: render.PartsOf | None = None
+) -> dict[str, bytes]:
+    """The feed documents render_all streams, each joined from its chunks."""
+    return {
+        path: b"".join(data)
+        for path, data in render_all(site, feed_specs(site), items, VERSION, parts_of)
+        if path.rsplit("/", 1)[-1] in FEED_NAMES
+    }
+
+
+def with_feeds(site: Site, **feeds: object) -> Site:
+    return site.model_copy(update={"feeds": site.feeds.model_copy(update=feeds)})
+
+
+def variants(site: Site) -> list[Site]:
+    """Complete feeds; archived ones (current and archive roles); a hub; an icon."""
+    hub = with_feeds(site, hub="https://hub.example.org/")
+    return [
+        site,
+        hub.model_copy(update={"icon": "favicon.png"}),
+        with_feeds(site, max_items=2),
+        with_feeds(hub, max_items=3),
+        # Small enough that the subscription document's size decides its items.
+        with_feeds(hub, max_bytes=6_000),
+    ]
+
+
+@pytest.mark.parametrize("entries", [SMALL_SITE, SHIPPED_ENTRIES], ids=["small", "shipped"])
+def test_parts_join_to_the_reference_documents(entries: Path) -> None:
+    changelog = load(entries)
+    items = build_items(changelog)
+    for site in variants(changelog.site):
+        expected = reference(site, items)
+        assert any("/archive/" in p or p.startswith("archive/") for p in expected) == (
+            site.feeds.max_items < 20 or site.feeds.max_bytes < 10_000
+        )
+        got = joined(site, items)
+        assert got.keys() == expected.keys()
+        for path in expected:
+            assert got[path] == expected[path], path
+
+
+def test_feeds_without_items_are_the_reference_documents() -> None:
+    site = load(SMALL_SITE).site
+    for variant in variants(site):
+        assert joined(variant, ()) == reference(variant, ())
+
+
+def test_the_plan_sees_the_sizes_of_the_documents(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arithmetic on the parts' lengths gives what rendering a page would measure."""
+    changelog = load(SHIPPED_ENTRIES)
+    site = with_feeds(changelog.site, max_bytes=6_000, hub="https://hub.example.org/")
+    measured: list[int] = []
+
+    def checking_plan(
+        site: Site, spec: FeedSpec, items: tuple[Item, ...], size_of: Callable[[Page], int]
+    ) -> object:
+        def checked(page: Page) -> int:
+            measured.append(size_of(page))
+            assert measured[-1] == whole_size(site, spec, page), (spec.key, len(page.items))
+            return measured[-1]
+
+        return plan(site, spec, items, checked)
+
+    monkeypatch.setattr(render, "plan", checking_plan)
+    for _ in render_all(site, feed_specs(site), build_items(changelog), VERSION):
+        pass
+    assert len(measured) > len(feed_specs(site))  # the binary search ran
+
+
+def test_each_item_and_each_frame_is_rendered_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    changelog = load(SHIPPED_ENTRIES)
+    items = build_items(changelog)
+    site = with_feeds(changelog.site, max_bytes=6_000)
+    rendered: Counter[str] = Counter()
+
+    def counting_parts(item: Item) -> ItemParts:
+        rendered[item.id] += 1
+        return item_parts(item)
+
+    framed: Counter[tuple[object, ...]] = Counter()
+    real_frames = render.frames()
+
+    def counting(name: str) -> Callable[[FeedDocument], Frame]:
+        def frame(doc: FeedDocument) -> Frame:
+            framed[name, doc.role, doc.self_url, doc.updated, doc.prev_archive_url] += 1
+            return real_frames[name](doc)
+
+        return frame
+
+    monkeypatch.setattr(render, "item_parts", counting_parts)
+    monkeypatch.setattr(render, "frames", lambda: {name: counting(name) for name in real_frames})
+    documents = joined(site, items)
+    # Every item is in the all-items feed and most in a module feed too.
+    assert set(rendered) == {item.id for item in items}
+    assert set(rendered.values()) == {1}
+    assert set(framed.values()) == {1}
+    assert len(framed) >= len(documents)
+
+
+def test_parts_given_by_the_caller_are_fetched_once_each() -> None:
+    """As the build cache gives stored parts: asked once per item, whatever feeds show it."""
+    changelog = load(SMALL_SITE)
+    items = build_items(changelog)
+    stored = {item.id: item_parts(item) for item in items}
+    asked: Counter[str] = Counter()
+
+    def from_store(item: Item) -> ItemParts:
+        asked[item.id] += 1
+        return stored[item.id]
+
+    assert joined(changelog.site, items, from_store) == reference(changelog.site, items)
+    assert set(asked.values()) == {1} and len(asked) == len(items)
+
+
+def test_a_json_part_is_its_object_inside_the_feed() -> None:
+    changelog = load(SMALL_SITE)
+    for item in build_items(changelog):
+        part = json.loads(item_parts(item).json)
+        assert part["id"] == item.id and part.get("summary") == item.summary
+
+
+@given(
+    st.binary(max_size=5),
+    st.binary(max_size=3),
+    st.binary(max_size=5),
+    st.binary(max_size=5),
+    st.lists(st.binary(max_size=8), max_size=5),
+)
+def test_a_frames_size_is_its_joined_length(
+    head: bytes, separator: bytes, tail: bytes, empty: bytes, parts: list[bytes]
+) -> None:
+    frame = Frame(head, separator, tail, empty)
+    data = b"".join(chunks(frame, parts))
+    assert frame.size(len(parts), sum(map(len, parts))) == len(data)
+    assert data == (head + separator.join(parts) + tail if parts else empty)
+
+
+ZONES = st.sampled_from(["UTC", "Asia/Shanghai", "America/St_Johns", "Asia/Kathmandu"])
+# Text as entries may hold it: anything XML 1.0 allows, markup and CDATA's end included.
+TEXT = st.lists(
+    st.characters(blacklist_categories=["Cs", "Cc"], blacklist_characters="\ufffe\uffff")
+    | st.sampled_from(["<", ">", "&", '"', "'", "\n", "\t", "]]>", "😀", "Tiếng Việt", "ễ"]),
+    min_size=1,
+    max_size=20,
+).map("".join)
+
+
+@st.composite
+def feed_items(draw: st.DrawFn) -> tuple[Item, ...]:
+    """A few items over a few months, newest release first, as build_items gives them."""
+    days = sorted(
+        draw(st.lists(st.dates(dt.date(2026, 1, 1), dt.date(2026, 6, 30)), max_size=6)),
+        reverse=True,
+    )
+    items = []
+    for n, day in enumerate(days):
+        zone = ZoneInfo(draw(ZONES))
+        published = dt.datetime(day.year, day.month, day.day, 12, tzinfo=zone)
+        items.append(
+            Item(
+                id=f"tag:example.org,2026-01-01:{day}/{n}/new",
+                kind="new",
+                module=None,
+                title=draw(TEXT),
+                link="https://example.org/guide/"
+                + draw(st.from_regex(r"[a-z0-9/#%-]{0,20}", fullmatch=True)),
+                published=published - dt.timedelta(seconds=draw(st.integers(0, 10**6))),
+                released=day,
+                content_html=draw(TEXT),
+                summary=draw(st.none() | TEXT),
+                categories=tuple(draw(st.lists(TEXT, max_size=3))),
+                source="test",
+            )
+        )
+    return tuple(items)
+
+
+SITE = with_feeds(load(SMALL_SITE).site, modules=False)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    feed_items(),
+    st.integers(min_value=1, max_value=4),
+    st.sampled_from([100_000, 4_096, 2_500]),
+    st.booleans(),
+)
+def test_any_items_join_to_the_reference_documents(
+    items: tuple[Item, ...], max_items: int, max_bytes: int, hub: bool
+) -> None:
+    site = with_feeds(
+        SITE,
+        max_items=max_items,
+        max_bytes=max_bytes,
+        hub="https://hub.example.org/" if hub else None,
+    )
+    assert joined(site, items) == reference(site, items)
