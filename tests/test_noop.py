@@ -525,7 +525,7 @@ print(" ".join(sorted(set(sys.modules) - before)))
 
 
 def test_a_no_op_loads_no_parser_renderer_or_hash_library(site: Site) -> None:
-    args = ["build", "-q", "--entries", str(site.entries), "--out", str(site.out)]
+    args = ["build", "--quiet", "--entries", str(site.entries), "--out", str(site.out)]
     args += ["--cache", str(site.cache)]
     for _ in range(2):
         loaded = subprocess.run(
