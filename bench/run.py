@@ -7,9 +7,9 @@ a warm-up build, each scenario runs several times as a fresh process:
 
 - cold:        ``infrafeed build`` into an empty output folder, with an empty cache;
 - noop-fresh:  the same build again at once, nothing changed: the build
-               cache trusts no file changed in the 2 s before its stamp
+               cache trusts no file changed in the 2.5 s before its stamp
                (src/infrafeed/stamp.py), so these hash every file;
-- noop:        the same build again, nothing changed, from 2.5 s after the
+- noop:        the same build again, nothing changed, from 3 s after the
                last build, as the cron job's runs come minutes after a change
                (the first run hashes once more, the others only stat);
 - incremental: the build after adding one new release file (about three
@@ -77,7 +77,7 @@ class Row:
 
 # Seconds after which the build cache trusts the stat of a file (stamp.SETTLE_NS),
 # with a margin: the no-op of a cron job that runs every few minutes.
-SETTLED = 2.5
+SETTLED = 3.0
 
 # Children write and use .pyc files, as an installed infrafeed does, even where the
 # calling environment says not to (some sandboxes set PYTHONDONTWRITEBYTECODE).

@@ -41,8 +41,9 @@ except ImportError:  # pragma: no cover - an interpreter without the module
 
 FORMAT = "infrafeed-stamp 1"
 # Longer than the coarsest time stamps in use (FAT's two seconds) plus the
-# lag of the kernel's clock behind time.time_ns().
-SETTLE_NS = 2_000_000_000
+# lag of the kernel's clock behind time.time_ns() (a tick, 10 ms at most).
+# A file server whose clock is further off than the margin is not covered.
+SETTLE_NS = 2_500_000_000
 
 
 def now_ns() -> int:
