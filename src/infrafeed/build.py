@@ -3,26 +3,28 @@
 This module wires the stages together; each stage lives in its own module.
 A build whose inputs (entry files, settings, infrafeed's version) hash the
 same as last time, and whose outputs are on disk as it left them, stops
-before loading anything: the cron job's usual case reads a few files and
-imports neither pydantic nor feedgen.
+before loading anything: the cron job's usual case imports neither pydantic
+nor feedgen. With a build cache (``cache``), a stamp from the last build
+lets it stop before reading any file at all: it only stats them (stamp.py).
 """
 
 from __future__ import annotations
 
 import gc
-import hashlib
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
-from .errors import GuardError
-from .publish import Manifest, Report, Stage, commit, locked, outputs_intact, remove_leftovers
+from .errors import GuardError, InfraFeedError
+from .publish import Report, locked, remove_leftovers
 
 if TYPE_CHECKING:
     from .items import Item
     from .loader import ReleaseFile
+    from .stamp import Watch
     from .websub import Notification
 
 
@@ -32,44 +34,68 @@ class BuildResult:
     skipped: bool  # inputs unchanged: nothing was loaded or rendered
     hub: str | None = None  # the WebSub hub of the settings (unknown when skipped)
     notifications: tuple[Notification, ...] = ()  # with ping=True: one per changed feed
+    cache_error: str | None = None  # the build cache could not be written: why
 
 
 def build(
     entries: Path,
     out: Path,
     *,
+    cache: Path | None = None,
     allow_changes: bool = False,
     lock_wait: float = 30.0,
     ping: bool = False,
 ) -> BuildResult:
     """Build every feed from ``entries`` into ``out``; see the module docstring.
 
+    ``cache`` is the build cache folder (cache.py), or None for none: then a
+    build with nothing to do hashes every entry and output file to know it.
     With ``ping``, tell the settings' WebSub hub about every subscription
     document whose bytes changed, once the output is published.
     """
+    if cache is not None:
+        _check_cache_folder(cache, entries, out)
     # The cyclic GC's full passes over every live object made each item cost
     # more as the site grew (bench/NOTES.md). Reference counting frees what a build drops; the few
     # cycles left wait for the GC to be back on, or for the process to end.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _build(entries, out, allow_changes=allow_changes, lock_wait=lock_wait, ping=ping)
+        return _build(
+            entries, out, cache, allow_changes=allow_changes, lock_wait=lock_wait, ping=ping
+        )
     finally:
         if collecting:
             gc.enable()
 
 
 def _build(
-    entries: Path, out: Path, *, allow_changes: bool, lock_wait: float, ping: bool
+    entries: Path,
+    out: Path,
+    cache: Path | None,
+    *,
+    allow_changes: bool,
+    lock_wait: float,
+    ping: bool,
 ) -> BuildResult:
     with locked(out, lock_wait):
         # Every time, not only when rendering: a build killed after its last
         # write leaves a staging folder that a no-op build must also remove.
         remove_leftovers(out)
+        watch = _watch(cache, entries, out)
+        if watch is not None and (files := watch.unchanged()) is not None:
+            return BuildResult(Report((), files, (), ()), skipped=True)
+
+        # Not needed above: a no-op that stats is over before these would load.
+        from .publish import Manifest, Stage, commit, outputs_intact
+
         previous = Manifest.read(out)
+        if watch is not None:
+            watch.see_outputs(previous.files)  # stat'ed before hashed: the stamp holds what was
         inputs = inputs_digest(entries)
         if previous.inputs == inputs and outputs_intact(out, previous.files):
-            return BuildResult(Report((), tuple(sorted(previous.files)), (), ()), skipped=True)
+            unchanged = Report((), tuple(sorted(previous.files)), (), ())
+            return BuildResult(unchanged, skipped=True, cache_error=_stamp(watch, inputs))
 
         from .changelog_page import page_files
         from .feeds import FORMATS, feed_specs, select_all
@@ -103,6 +129,9 @@ def _build(
             report = commit(stage, previous, Manifest(feeds=feeds, inputs=inputs))
         finally:
             stage.cleanup()
+        if watch is not None:
+            watch.see_outputs([*report.written, *report.unchanged], manifest_rewritten=True)
+        cache_error = _stamp(watch, inputs)
 
     # Outside the lock: a slow hub must not hold up the next build.
     notifications: tuple[Notification, ...] = ()
@@ -112,7 +141,47 @@ def _build(
         subscription = {spec.path(fmt): spec.url(site, fmt) for spec in specs for fmt in FORMATS}
         changed = [subscription[path] for path in report.written if path in subscription]
         notifications = notify(site.feeds.hub, changed)
-    return BuildResult(report, skipped=False, hub=site.feeds.hub, notifications=notifications)
+    return BuildResult(
+        report,
+        skipped=False,
+        hub=site.feeds.hub,
+        notifications=notifications,
+        cache_error=cache_error,
+    )
+
+
+def _check_cache_folder(cache: Path, entries: Path, out: Path) -> None:
+    """Refuse a cache folder that shares a folder tree with the entries or the output.
+
+    Inside the entries, each stamp would change the inputs; inside the
+    output, it would be served; around either, its CACHEDIR.TAG would keep
+    backups from saving them.
+    """
+    here = Path(os.path.realpath(cache))
+    for role, folder in (("entries", entries), ("output", out)):
+        other = Path(os.path.realpath(folder))
+        if here.is_relative_to(other) or other.is_relative_to(here):
+            raise InfraFeedError(
+                f"{cache}: the build cache must be a folder apart from the {role} folder "
+                f"{folder}, neither inside it nor holding it"
+            )
+
+
+def _watch(cache: Path | None, entries: Path, out: Path) -> Watch | None:
+    if cache is None:
+        return None
+    from .cache import Cache
+    from .stamp import Watch
+
+    return Watch(Cache(cache), entries, out, __version__)
+
+
+def _stamp(watch: Watch | None, inputs: str) -> str | None:
+    """Stamp what the build saw; say why the cache could not be written, if it could not."""
+    if watch is None:
+        return None
+    watch.stamp(inputs)
+    return watch.cache.write_error
 
 
 def inputs_digest(entries: Path) -> str:
@@ -123,6 +192,8 @@ def inputs_digest(entries: Path) -> str:
     hashed on their own; anything else is refused there, and must not be read
     here either (a link to /dev/zero or to a huge file elsewhere).
     """
+    import hashlib  # not at the top: a no-op that only stats never needs it
+
     digest = hashlib.sha256(f"infrafeed {__version__}\n".encode())
     # Every path, whatever it is: a folder or FIFO named like a release file is
     # something the loader reports, so it must not let a build take the fast path.

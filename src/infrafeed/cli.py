@@ -142,18 +142,40 @@ def new(entries: Path, date_text: str | None) -> None:
     "A hub failure is reported but does not fail the build.",
 )
 @click.option(
+    "--cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIRECTORY",
+    show_default=".infrafeed-cache beside the entries folder",
+    help="Build cache folder: what lets a build with nothing to do skip reading "
+    "the entries and the output. Only derived data: deleting it makes the next build "
+    "slower, never different.",
+)
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Use no build cache: every build reads and hashes every entry and output file.",
+)
+@click.option(
     "-q",
     "--quiet",
     is_flag=True,
     help="Print nothing on success (for cron); errors and warnings still go to stderr.",
 )
 def build(
-    entries: Path, out: Path, allow_changes: bool, lock_wait: float, ping: bool, quiet: bool
+    entries: Path,
+    out: Path,
+    allow_changes: bool,
+    lock_wait: float,
+    ping: bool,
+    cache: Path | None,
+    no_cache: bool,
+    quiet: bool,
 ) -> None:
     """Build every feed (RSS, Atom, JSON Feed), the site files and the changelog page.
 
     Files are replaced atomically and only when their bytes change; a build
-    with nothing to change prints "unchanged" and touches no file.
+    with nothing to change prints "unchanged" and touches no file. The build
+    cache (--cache) lets such a build only stat the files, not read them.
 
     \b
     Example:
@@ -164,8 +186,29 @@ def build(
     """
     from .build import build as run_build
 
-    result = run_build(entries, out, allow_changes=allow_changes, lock_wait=lock_wait, ping=ping)
+    if no_cache and cache is not None:
+        raise click.UsageError("--cache and --no-cache: give one or the other")
+    if not no_cache and cache is None:
+        # Absolute, so that "--entries ." puts it beside the folder, not in it.
+        cache = entries.absolute().parent / ".infrafeed-cache"
+    result = run_build(
+        entries,
+        out,
+        cache=None if no_cache else cache,
+        allow_changes=allow_changes,
+        lock_wait=lock_wait,
+        ping=ping,
+    )
     _report_pings(result, ping, quiet)
+    if result.cache_error is not None:
+        # Every run, even with --quiet: until someone fixes the folder or says
+        # --no-cache, each build hashes every file, and nothing else would tell.
+        click.echo(
+            f"warning: could not write the build cache ({result.cache_error}); the build is "
+            "complete, but builds stay slow until --cache names a folder infrafeed can "
+            "write, or --no-cache is given",
+            err=True,
+        )
     report = result.report
     # Warnings print even with --quiet: each is said once (the file is then
     # forgotten), and it is what a cron job's mail is for.

@@ -16,14 +16,13 @@ two builds of the same entries leave byte-identical output folders.
 
 from __future__ import annotations
 
+# hashlib, json and shutil are imported where they are used: a build with
+# nothing to do only locks, stats and leaves, and must not pay for loading them.
 import contextlib
 import errno
 import fcntl
-import hashlib
-import json
 import os
 import re
-import shutil
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -68,6 +67,8 @@ class Manifest:
 
     @classmethod
     def read(cls, out: Path) -> Manifest:
+        import json
+
         path = out / MANIFEST
         try:
             data = json.loads(path.read_bytes().decode("utf-8"))
@@ -121,6 +122,8 @@ class Manifest:
         return cls(files=files, feeds=feeds, inputs=inputs)
 
     def to_bytes(self) -> bytes:
+        import json
+
         data = {
             "version": MANIFEST_VERSION,
             "inputs": self.inputs,
@@ -206,6 +209,8 @@ def remove_leftovers(out: Path) -> None:
             with contextlib.suppress(OSError):
                 path.unlink()
         else:
+            import shutil
+
             shutil.rmtree(path, ignore_errors=True)
     for path in out.glob(f"{MANIFEST}.*.tmp"):
         with contextlib.suppress(OSError):
@@ -265,6 +270,8 @@ class Stage:
         self.records[relative] = record
 
     def cleanup(self) -> None:
+        import shutil
+
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -443,6 +450,8 @@ def _write_new_file(path: Path, chunks: Iterable[Buffer]) -> FileRecord:
     Small chunks (a feed's items) are gathered into writes of about
     :data:`_WRITE_SIZE`; the file is hashed as it is written.
     """
+    import hashlib
+
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     digest = hashlib.sha256()
     size = 0
@@ -480,6 +489,8 @@ def _link_or_copy(source: Path, backup: Path) -> None:
     except OSError as exc:
         if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV):
             raise
+        import shutil
+
         shutil.copyfile(source, backup)
 
 
@@ -489,6 +500,8 @@ def _sha256_of(path: Path) -> str | None:
     Unreadable counts as different: the file is then replaced (ours) or kept
     (a vanished feed's), never deleted on a guess.
     """
+    import hashlib
+
     try:
         with path.open("rb") as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest()

@@ -1,0 +1,101 @@
+"""The build cache: a folder of derived data that only makes builds faster.
+
+Nothing in it is needed: deleting the folder makes the next build slower,
+never different. It is its own folder (``--cache``; by default
+``.infrafeed-cache`` beside the entries folder), never inside the output
+folder, which is served.
+
+A cache that cannot be written (read-only disk, full disk) must not fail a
+build: :meth:`Cache.write` gives up quietly and remembers why in
+:attr:`Cache.write_error`, for the caller to report.
+
+This module is on the path of a build with nothing to do, which costs little
+more than starting Python: it imports nothing that is not already loaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+TAG = "CACHEDIR.TAG"
+# https://bford.info/cachedir/: backup and archiving tools skip a folder holding it.
+_TAG_TEXT = (
+    b"Signature: 8a477f597d28d172789f06886806bc55\n"
+    b"# This file is a cache directory tag created by infrafeed.\n"
+    b"# For information about cache directory tags, see https://bford.info/cachedir/\n"
+)
+
+
+class Cache:
+    """One cache folder, holding flat files by name."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.write_error: str | None = None  # why the first failed write failed
+
+    def read(self, name: str) -> bytes | None:
+        """The bytes last written under ``name``, or None when missing or unreadable.
+
+        Writes are not synced to disk: after a power cut a file may be empty
+        or hold zeros, so a reader must treat bytes it cannot parse as missing.
+        """
+        path = self.root / _checked(name)
+        try:
+            return path.read_bytes()
+        except OSError:
+            return None
+
+    def write(self, name: str, data: bytes) -> None:
+        """Replace ``name`` with ``data`` atomically; on failure, keep the old file.
+
+        Not synced (see :meth:`read`): a build must not wait for the disk to
+        save what it can work out again.
+        """
+        path = self.root / _checked(name)
+        try:
+            self._ensure_root()
+            _replace(path, data)
+        except OSError as exc:
+            if self.write_error is None:
+                self.write_error = f"{path}: {exc.strerror or exc}"
+
+    def _ensure_root(self) -> None:
+        try:
+            self.root.mkdir(parents=True)
+        except FileExistsError:
+            return  # tagged when it was created; an existing folder is not ours to tag
+        # Best effort: an untagged cache is only backed up for nothing.
+        with contextlib.suppress(OSError):
+            _replace(self.root / TAG, _TAG_TEXT)
+
+
+def _checked(name: str) -> str:
+    # Flat names only: a name must never reach outside the folder, or hit a temp file.
+    if not name or "/" in name or "\x00" in name or name.startswith(".") or name == TAG:
+        raise ValueError(f"{name!r} is not a cache file name")
+    return name
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temp file beside ``path``, then move it over ``path``."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        # A temp file of a killed process with the same pid may be left over.
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+        # O_NOFOLLOW, O_EXCL: never write through a link planted at the temp name.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(temp, flags, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        temp.replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
