@@ -24,6 +24,7 @@ from .publish import Report, locked, remove_leftovers
 if TYPE_CHECKING:
     from .items import Item
     from .loader import ReleaseFile
+    from .release_cache import ReleaseCache
     from .stamp import Watch
     from .websub import Notification
 
@@ -104,9 +105,12 @@ def _build(
         from .loader import load
         from .render import render_all
 
-        changelog = load(entries)
+        # With a cache, the release files that did not change are neither parsed
+        # nor rendered again: their items, parts and page sections are kept.
+        memo = _release_cache(watch, entries)
+        changelog = load(entries, known=memo.known if memo is not None else None)
         site = changelog.site
-        items = build_items(changelog)
+        items = memo.items(changelog) if memo is not None else build_items(changelog)
         specs = feed_specs(site)
         # A feed and its archives are one: select_all is the whole history.
         published = {spec.key: select_all(items, spec) for spec in specs}
@@ -121,14 +125,18 @@ def _build(
         stage = Stage(out)
         try:
             # Each document goes to disk as it is rendered, a chunk at a time.
-            for relative, chunks in render_all(site, specs, items, __version__):
+            parts_of = memo.parts_of if memo is not None else None
+            for relative, chunks in render_all(site, specs, items, __version__, parts_of):
                 stage.write_chunks(relative, chunks)
             # The changelog page comes from the same entries as the feeds: they cannot drift.
-            for relative, data in page_files(changelog):
+            sections = memo.section if memo is not None else None
+            for relative, data in page_files(changelog, sections):
                 stage.write(relative, data)
             report = commit(stage, previous, Manifest(feeds=feeds, inputs=inputs))
         finally:
             stage.cleanup()
+        if memo is not None:
+            memo.save()
         if watch is not None:
             watch.see_outputs([*report.written, *report.unchanged], manifest_rewritten=True)
         cache_error = _stamp(watch, inputs)
@@ -174,6 +182,15 @@ def _watch(cache: Path | None, entries: Path, out: Path) -> Watch | None:
     from .stamp import Watch
 
     return Watch(Cache(cache), entries, out, __version__)
+
+
+def _release_cache(watch: Watch | None, entries: Path) -> ReleaseCache | None:
+    """The records of the release files of the last build, in the stamp's cache folder."""
+    if watch is None:
+        return None
+    from .release_cache import ReleaseCache, namespace_of
+
+    return ReleaseCache(watch.cache, namespace_of(entries, __version__))
 
 
 def _stamp(watch: Watch | None, inputs: str) -> str | None:

@@ -18,6 +18,10 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 TAG = "CACHEDIR.TAG"
 # https://bford.info/cachedir/: backup and archiving tools skip a folder holding it.
@@ -47,16 +51,17 @@ class Cache:
         except OSError:
             return None
 
-    def write(self, name: str, data: bytes) -> None:
+    def write(self, name: str, data: bytes | Iterable[bytes]) -> None:
         """Replace ``name`` with ``data`` atomically; on failure, keep the old file.
 
-        Not synced (see :meth:`read`): a build must not wait for the disk to
-        save what it can work out again.
+        ``data`` may come in chunks, written as they come: a large file
+        (release_cache.py) is never held whole. Not synced (see :meth:`read`):
+        a build must not wait for the disk to save what it can work out again.
         """
         path = self.root / _checked(name)
         try:
             self._ensure_root()
-            _replace(path, data)
+            _replace(path, (data,) if isinstance(data, bytes) else data)
         except OSError as exc:
             if self.write_error is None:
                 self.write_error = f"{path}: {exc.strerror or exc}"
@@ -68,7 +73,7 @@ class Cache:
             return  # tagged when it was created; an existing folder is not ours to tag
         # Best effort: an untagged cache is only backed up for nothing.
         with contextlib.suppress(OSError):
-            _replace(self.root / TAG, _TAG_TEXT)
+            _replace(self.root / TAG, (_TAG_TEXT,))
 
 
 def _checked(name: str) -> str:
@@ -78,8 +83,8 @@ def _checked(name: str) -> str:
     return name
 
 
-def _replace(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temp file beside ``path``, then move it over ``path``."""
+def _replace(path: Path, chunks: Iterable[bytes]) -> None:
+    """Write ``chunks`` to a temp file beside ``path``, then move it over ``path``."""
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         # A temp file of a killed process with the same pid may be left over.
@@ -89,9 +94,10 @@ def _replace(path: Path, data: bytes) -> None:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(temp, flags, 0o666)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            for chunk in chunks:
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view) :]
         finally:
             os.close(fd)
         temp.replace(path)

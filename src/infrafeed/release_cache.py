@@ -23,8 +23,8 @@ import hashlib
 import importlib.metadata
 import io
 import marshal
-import os
 import sys
+import tomllib
 import zoneinfo
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,8 +32,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .cache import Cache
 from .items import Item, ItemMaker
-from .loader import Changelog, IdKey, ReleaseFile, release_keys
+from .loader import SITE_FILE, Changelog, IdKey, ReleaseFile, release_keys
 from .models import Site
 from .render import ItemParts, item_parts
 
@@ -43,10 +44,23 @@ _MAGIC = b"infrafeed-releases 1\n"
 _LIBRARIES = ("pydantic", "pydantic-core", "feedgen", "lxml", "tomli", "python-dateutil")
 
 
-def namespace(site_toml: bytes, timezone: str) -> str:
+def namespace_of(entries: Path, version: str) -> str:
+    """The namespace of the release files below ``entries``, read before they are loaded."""
+    try:
+        settings = (entries / SITE_FILE).read_bytes()
+    except OSError:
+        settings = b""  # the loader reports it; nothing will be kept
+    try:
+        timezone = tomllib.loads(settings.decode("utf-8")).get("timezone")
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        timezone = None
+    return namespace(settings, timezone if isinstance(timezone, str) else "", version)
+
+
+def namespace(site_toml: bytes, timezone: str, version: str) -> str:
     """The digest of everything besides a release file's bytes that decides what it gives."""
     digest = hashlib.sha256(_MAGIC)
-    digest.update(f"format {FORMAT}\npython {sys.version}\n".encode())
+    digest.update(f"format {FORMAT}\ninfrafeed {version}\npython {sys.version}\n".encode())
     for name in _LIBRARIES:
         try:
             version = importlib.metadata.version(name)
@@ -101,10 +115,12 @@ class ReleaseCache:
     this build's pack.
     """
 
-    def __init__(self, folder: Path | None, space: str) -> None:
-        self._path = folder / f"releases-{space[:32]}" if folder is not None else None
+    def __init__(self, cache: Cache | None, space: str) -> None:
+        self._cache = cache
+        self._name = f"releases-{space[:32]}"
         self._space = space
-        self._old: dict[str, tuple[Any, ...]] = self._read() if self._path is not None else {}
+        data = cache.read(self._name) if cache is not None else None
+        self._old: dict[str, tuple[Any, ...]] = dict(_rows(data, space)) if data else {}
         self._new: dict[str, Record] = {}
         self._parts: dict[str, ItemParts] = {}
         self._changed = False
@@ -160,36 +176,22 @@ class ReleaseCache:
     def save(self) -> None:
         """Write this build's pack (only the files of this build), if anything changed.
 
-        Records stream to a temporary file that replaces the pack in one
-        step: a build killed half-way leaves the old pack or the new one.
+        Record by record, into a file that replaces the pack in one step
+        (cache.py): a build killed half-way leaves the old pack or the new one.
         """
-        if self._path is None or not (self._changed or set(self._old) != set(self._new)):
+        if self._cache is None or not (self._changed or set(self._old) != set(self._new)):
             return
-        temp = self._path.with_name(f"{self._path.name}.{os.getpid()}.tmp")
-        try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            with temp.open("wb") as handle:
-                handle.write(_MAGIC)
-                handle.write(self._space.encode() + b"\n")
-                for name in sorted(self._new):
-                    row = _encode(name, self._new[name], self._parts)
-                    if row is None:
-                        continue
-                    data = marshal.dumps(row, 4)
-                    handle.write(len(data).to_bytes(8, "big"))
-                    handle.write(data)
-            temp.replace(self._path)
-        except OSError:
-            # The cache only saves time: a full disk must not fail the build.
-            temp.unlink(missing_ok=True)
+        self._cache.write(self._name, self._chunks())
 
-    def _read(self) -> dict[str, tuple[Any, ...]]:
-        assert self._path is not None
-        try:
-            data = self._path.read_bytes()
-        except OSError:
-            return {}
-        return dict(_rows(data, self._space))
+    def _chunks(self) -> Iterator[bytes]:
+        yield _MAGIC
+        yield self._space.encode() + b"\n"
+        for name in sorted(self._new):
+            row = _encode(name, self._new[name], self._parts)
+            if row is not None:
+                data = marshal.dumps(row, 4)
+                yield len(data).to_bytes(8, "big")
+                yield data
 
 
 def _rows(data: bytes, space: str) -> Iterator[tuple[str, tuple[Any, ...]]]:
