@@ -38,7 +38,7 @@ from .loader import SITE_FILE, Changelog, IdKey, ReleaseFile, release_keys
 from .models import Site
 from .render import ItemParts, item_parts
 
-FORMAT = 1  # of the records below; a new format is a new namespace
+FORMAT = 2  # of the records below; a new format is a new namespace
 _MAGIC = b"infrafeed-releases 1\n"
 # Whose versions decide what a release file gives: a new release of any of them is a new namespace.
 _LIBRARIES = ("pydantic", "pydantic-core", "feedgen", "lxml", "tomli", "python-dateutil")
@@ -282,9 +282,9 @@ def _decode(
                     summary_html=_opt(html),
                 )
             )
-        parts = tuple(ItemParts(*(_bytes(p) for p in three)) for three in rendered)
-        if len(parts) != len(items) or any(len(p) != 3 for p in rendered):
+        if len(rendered) != len(items) or any(len(p) != len(ItemParts._fields) for p in rendered):
             return None
+        parts = tuple(ItemParts(*(_bytes(p) for p in four)) for four in rendered)
     except (TypeError, ValueError):
         return None
     return Record(digest, tuple(keys), tuple(items), parts, section)
