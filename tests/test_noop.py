@@ -61,9 +61,9 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
     calls: list[Path] = []
     real = infrafeed.build.inputs_digest
 
-    def spy(entries: Path) -> str:
+    def spy(entries: Path, files: dict[str, str] | None = None) -> str:
         calls.append(entries)
-        return real(entries)
+        return real(entries, files)
 
     monkeypatch.setattr(infrafeed.build, "inputs_digest", spy)
     yield calls

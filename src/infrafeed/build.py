@@ -93,7 +93,8 @@ def _build(
         previous = Manifest.read(out)
         if watch is not None:
             watch.see_outputs(previous.files)  # stat'ed before hashed: the stamp holds what was
-        inputs = inputs_digest(entries)
+        hashed: dict[str, str] = {}
+        inputs = inputs_digest(entries, hashed)
         if previous.inputs == inputs and outputs_intact(out, previous.files):
             unchanged = Report((), tuple(sorted(previous.files)), (), ())
             return BuildResult(unchanged, skipped=True, cache_error=_stamp(watch, inputs))
@@ -108,7 +109,9 @@ def _build(
         # With a cache, the release files that did not change are neither parsed
         # nor rendered again: their items, parts and page sections are kept.
         memo = _release_cache(watch, entries)
-        changelog = load(entries, known=memo.known if memo is not None else None)
+        changelog = (
+            load(entries, known=memo.known, digests=hashed) if memo is not None else load(entries)
+        )
         site = changelog.site
         items = memo.items(changelog) if memo is not None else build_items(changelog)
         specs = feed_specs(site)
@@ -201,8 +204,11 @@ def _stamp(watch: Watch | None, inputs: str) -> str | None:
     return watch.cache.write_error
 
 
-def inputs_digest(entries: Path) -> str:
+def inputs_digest(entries: Path, files: dict[str, str] | None = None) -> str:
     """A hash of everything the output depends on: infrafeed's version and every entry file.
+
+    ``files``, when given, receives the sha256 of each regular file by its
+    path below ``entries``, so that the loader need not read it again.
 
     A symbolic link counts by where it points, not by what it points at: the
     loader reads only links that stay inside ``entries``, whose targets are
@@ -227,7 +233,10 @@ def inputs_digest(entries: Path) -> str:
                 digest.update(f"-> {path.readlink()}\n".encode(errors="surrogateescape"))
             elif path.is_file():
                 with path.open("rb") as handle:
-                    digest.update(hashlib.file_digest(handle, "sha256").digest())
+                    file_digest = hashlib.file_digest(handle, "sha256")
+                digest.update(file_digest.digest())
+                if files is not None:
+                    files[relative] = file_digest.hexdigest()
             else:
                 digest.update(b"(folder)\n" if path.is_dir() else b"(not a file)\n")
         except OSError:

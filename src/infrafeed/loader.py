@@ -133,11 +133,15 @@ IdKey = tuple[str, str, str, str]
 Known = Callable[[str, str], Sequence[IdKey] | None]
 
 
-def load(entries: Path, known: Known | None = None) -> Changelog:
+def load(
+    entries: Path, known: Known | None = None, digests: Mapping[str, str] | None = None
+) -> Changelog:
     """Read ``entries/site.toml`` and every release file below ``entries``.
 
     ``known`` lets a build skip parsing and validating the files its cache
-    vouches for; the result is the same as without it.
+    vouches for; the result is the same as without it. ``digests`` are the
+    sha256 of files the build has just hashed (by path below ``entries``): a
+    file its cache vouches for by that digest is not even read.
     """
     problems: list[Problem] = []
     if not entries.is_dir():
@@ -147,7 +151,7 @@ def load(entries: Path, known: Known | None = None) -> Changelog:
     site_path = entries / SITE_FILE
     site = _read_toml(site_path, shown(site_path), problems, entries)
     releases: dict[str, dict[str, Any]] = {}
-    digests: dict[str, str] = {}
+    read: dict[str, str] = {}  # sha256 of each release file parsed
     vouched: list[tuple[ReleaseFile, Sequence[IdKey]]] = []
     for path in _release_paths(entries):
         name = shown(path)
@@ -155,12 +159,21 @@ def load(entries: Path, known: Known | None = None) -> Changelog:
         if match is None:
             problems.append(_misnamed(name))
             continue
-        raw = _read_bytes(path, name, problems, entries)
-        if raw is None:
-            continue
-        digest = hashlib.sha256(raw).hexdigest()
-        keys = known(name, digest) if known is not None else None
+        # Only regular files have a digest from the build (build.inputs_digest):
+        # a symbolic link is read, and checked, every time.
+        hashed = digests.get(path.relative_to(entries).as_posix()) if digests else None
+        keys = known(name, hashed) if known is not None and hashed is not None else None
+        raw = None
+        digest = hashed
+        if keys is None:
+            raw = _read_bytes(path, name, problems, entries)
+            if raw is None:
+                continue
+            digest = hashlib.sha256(raw).hexdigest()
+            if known is not None and digest != hashed:
+                keys = known(name, digest)
         if keys is not None:
+            assert digest is not None
             rf = ReleaseFile(
                 name,
                 int(match.group(2) or 1),
@@ -170,11 +183,12 @@ def load(entries: Path, known: Known | None = None) -> Changelog:
             )
             vouched.append((rf, keys))
             continue
+        assert raw is not None and digest is not None
         data = _parse_toml(raw, name, problems)
         if data is not None:
             releases[name] = data
-            digests[name] = digest
-    return _assemble(site, shown(site_path), releases, problems, digests, vouched)
+            read[name] = digest
+    return _assemble(site, shown(site_path), releases, problems, read, vouched)
 
 
 def _reloader(path: Path, name: str, entries: Path) -> Callable[[], Release]:
