@@ -220,13 +220,11 @@ def inputs_digest(entries: Path, files: dict[str, str] | None = None) -> str:
     digest = hashlib.sha256(f"infrafeed {__version__}\n".encode())
     # Every path, whatever it is: a folder or FIFO named like a release file is
     # something the loader reports, so it must not let a build take the fast path.
-    paths = (
-        sorted(entries.rglob("*"), key=lambda p: p.relative_to(entries).as_posix())
-        if entries.is_dir()
-        else []
-    )
-    for path in paths:
-        relative = path.relative_to(entries).as_posix()
+    from .paths import below
+
+    relative_of = below(entries)
+    paths = sorted((relative_of(p), p) for p in entries.rglob("*")) if entries.is_dir() else []
+    for relative, path in paths:
         digest.update(f"{len(relative)}:{relative}\n".encode(errors="surrogateescape"))
         try:
             if path.is_symlink():

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from . import inline
 from .errors import DataError, Problem
 from .models import MAX_ITEMS_PER_RELEASE, Release, Site
+from .paths import below
 
 try:
     # tomli's compiled wheel is the parser tomllib was copied from, so it gives
@@ -153,7 +154,7 @@ def load(
     releases: dict[str, dict[str, Any]] = {}
     read: dict[str, str] = {}  # sha256 of each release file parsed
     vouched: list[tuple[ReleaseFile, Sequence[IdKey]]] = []
-    for path in _release_paths(entries):
+    for relative, path in _release_paths(entries):
         name = shown(path)
         match = _RELEASE_NAME.match(path.name)
         if match is None:
@@ -161,7 +162,7 @@ def load(
             continue
         # Only regular files have a digest from the build (build.inputs_digest):
         # a symbolic link is read, and checked, every time.
-        hashed = digests.get(path.relative_to(entries).as_posix()) if digests else None
+        hashed = digests.get(relative) if digests else None
         keys = known(name, hashed) if known is not None and hashed is not None else None
         raw = None
         digest = hashed
@@ -304,24 +305,25 @@ class _Shown:
         self.entries = entries
 
     def __call__(self, path: Path) -> str:
-        return (self.entries / path.relative_to(self.entries)).as_posix()
+        # Every path here is the entries folder joined with a path below it
+        # (rglob's, or site.toml): as typed already.
+        return path.as_posix()
 
 
-def _release_paths(entries: Path) -> list[Path]:
-    """Every ``*.toml`` below ``entries`` except the site file, in a fixed order.
+def _release_paths(entries: Path) -> list[tuple[str, Path]]:
+    """Every ``*.toml`` below ``entries`` except the site file, with its path below ``entries``.
 
     Hidden files and folders (editor backups, ``.git``) are skipped; sorting
     makes the result independent of the file system's listing order.
     """
+    relative_of = below(entries)
     found = []
     for path in entries.rglob("*.toml"):
-        relative = path.relative_to(entries)
-        if any(part.startswith(".") for part in relative.parts):
+        relative = relative_of(path)
+        if relative == SITE_FILE or any(part.startswith(".") for part in relative.split("/")):
             continue
-        if relative.as_posix() == SITE_FILE:
-            continue
-        found.append(path)
-    return sorted(found, key=lambda p: p.relative_to(entries).as_posix())
+        found.append((relative, path))
+    return sorted(found, key=lambda pair: pair[0])
 
 
 def _read_toml(
