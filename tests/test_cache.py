@@ -300,3 +300,48 @@ def test_a_pack_that_cannot_be_written_does_not_fail_the_build(
     assert code == 0
     assert pack.name in stderr  # said once, with the file that could not be written
     assert tree(out) == _cold(run_cli, site, tmp_path)
+
+
+def test_a_new_release_adds_one_record_to_the_pack(
+    site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _build(run_cli, site, out, cache)
+    pack = next(cache.glob("releases-*"))
+    before = pack.stat()
+    add_release(site, "2026-05-04", 2, 1)
+    _build(run_cli, site, out, cache)
+    after = pack.stat()
+    assert after.st_ino == before.st_ino  # added to, not written anew
+    assert 0 < after.st_size - before.st_size < before.st_size / 4
+    # The file's old record stays behind the new one until the pack is written anew.
+    _edit_file(_newest(site), "Bài 1 ngày", "Bài thứ nhất ngày")
+    _build(run_cli, site, out, cache)
+    assert pack.stat().st_ino == before.st_ino
+    assert tree(out) == _cold(run_cli, site, tmp_path)
+
+
+def test_the_pack_is_written_anew_once_old_records_outweigh_the_live_ones(
+    site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _build(run_cli, site, out, cache)
+    pack = next(cache.glob("releases-*"))
+    first = pack.stat()
+    releases = sorted(site.rglob("20*.toml"))
+    releases[0].unlink()  # one record of eight no longer asked for: kept
+    _build(run_cli, site, out, cache, "--allow-changes")
+    assert (pack.stat().st_ino, pack.stat().st_size) == (first.st_ino, first.st_size)
+    for old in releases[1:-1]:
+        old.unlink()  # most of them: the pack is written anew with the one left
+    _build(run_cli, site, out, cache, "--allow-changes")
+    assert pack.stat().st_ino != first.st_ino
+    assert pack.stat().st_size == _size_of_a_pack_for(site, tmp_path, run_cli)
+    assert tree(out) == _cold(run_cli, site, tmp_path, "--allow-changes")
+
+
+def _size_of_a_pack_for(entries: Path, tmp_path: Path, run_cli: RunCli) -> int:
+    """The size of the pack a cold build of ``entries`` writes."""
+    cache = tmp_path / "fresh-cache"
+    _build(run_cli, entries, tmp_path / "fresh-out", cache, "--allow-changes")
+    return next(cache.glob("releases-*")).stat().st_size

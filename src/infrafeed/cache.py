@@ -51,7 +51,7 @@ class Cache:
         except OSError:
             return None
 
-    def write(self, name: str, data: bytes | Iterable[bytes]) -> None:
+    def write(self, name: str, data: bytes | Iterable[bytes | memoryview]) -> None:
         """Replace ``name`` with ``data`` atomically; on failure, keep the old file.
 
         ``data`` may come in chunks, written as they come: a large file
@@ -65,6 +65,44 @@ class Cache:
         except OSError as exc:
             if self.write_error is None:
                 self.write_error = f"{path}: {exc.strerror or exc}"
+
+    def append(self, name: str, at: int, chunks: Iterable[bytes | memoryview]) -> bool:
+        """Add ``chunks`` to ``name`` if it is ``at`` bytes long; if not, add nothing, return False.
+
+        For files of records that later records override (release_cache.py):
+        one new record costs its own size, not the file's. A failure takes the
+        file back to ``at`` bytes; one cut short by a crash ends in a damaged
+        record, which a reader must take as the end of the file.
+        """
+        import fcntl
+
+        path = self.root / _checked(name)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            # Two builds sharing the cache must not interleave their records.
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if os.fstat(fd).st_size != at:
+                return False  # rewritten or added to since it was read
+            os.lseek(fd, at, os.SEEK_SET)
+            try:
+                for chunk in chunks:
+                    view = memoryview(chunk)
+                    while view:
+                        view = view[os.write(fd, view) :]
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, at)
+                raise
+            return True
+        except OSError as exc:
+            if self.write_error is None:
+                self.write_error = f"{path}: {exc.strerror or exc}"
+            return False
+        finally:
+            os.close(fd)
 
     def _ensure_root(self) -> None:
         try:
@@ -83,7 +121,7 @@ def _checked(name: str) -> str:
     return name
 
 
-def _replace(path: Path, chunks: Iterable[bytes]) -> None:
+def _replace(path: Path, chunks: Iterable[bytes | memoryview]) -> None:
     """Write ``chunks`` to a temp file beside ``path``, then move it over ``path``."""
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:

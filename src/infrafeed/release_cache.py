@@ -21,12 +21,11 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import importlib.metadata
-import io
 import marshal
 import sys
 import tomllib
 import zoneinfo
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -118,12 +117,18 @@ class ReleaseCache:
     def __init__(self, cache: Cache | None, space: str) -> None:
         self._cache = cache
         self._name = f"releases-{space[:32]}"
-        self._space = space
+        self._header = _MAGIC + space.encode() + b"\n"
         data = cache.read(self._name) if cache is not None else None
-        self._old: dict[str, tuple[Any, ...]] = dict(_rows(data, space)) if data else {}
+        # The pack as read: each file's last record, decoded and as stored, and
+        # where its good part ends (None: no pack of this namespace to add to).
+        self._old: dict[str, tuple[Any, ...]] = {}
+        self._stored: dict[str, memoryview] = {}
+        self._end: int | None = None
+        if data is not None and data.startswith(self._header):
+            self._end = _read_records(memoryview(data), len(self._header), self._old, self._stored)
         self._new: dict[str, Record] = {}
+        self._fresh: set[str] = set()  # files whose record this build made
         self._parts: dict[str, ItemParts] = {}
-        self._changed = False
 
     # -- for the loader
 
@@ -157,7 +162,7 @@ class ReleaseCache:
                 for item, parts in zip(record.items, record.parts, strict=True):
                     self._parts[item.id] = parts
                 return record
-        self._changed = True
+        self._fresh.add(rf.path)
         from .changelog_page import release_section
 
         items = tuple(maker.items(rf))
@@ -174,41 +179,58 @@ class ReleaseCache:
         return self._new[rf.path].section
 
     def save(self) -> None:
-        """Write this build's pack (only the files of this build), if anything changed.
+        """Keep this build's records for the next build.
 
-        Record by record, into a file that replaces the pack in one step
-        (cache.py): a build killed half-way leaves the old pack or the new one.
+        New records are added at the end of the pack, where they override a
+        file's older record: one new release costs one record. The pack is
+        written anew, with this build's files only, when it has none of this
+        namespace or when records no build asks for would outweigh the rest;
+        then it replaces the old one in one step (cache.py).
         """
-        if self._cache is None or not (self._changed or set(self._old) != set(self._new)):
+        if self._cache is None:
             return
-        self._cache.write(self._name, self._chunks())
-
-    def _chunks(self) -> Iterator[bytes]:
-        yield _MAGIC
-        yield self._space.encode() + b"\n"
-        for name in sorted(self._new):
+        added = {}
+        for name in sorted(self._fresh):
             row = _encode(name, self._new[name], self._parts)
             if row is not None:
                 data = marshal.dumps(row, 4)
-                yield len(data).to_bytes(8, "big")
-                yield data
+                added[name] = len(data).to_bytes(8, "big") + data
+        records: list[bytes | memoryview] = []
+        for name in sorted(self._new):
+            record = added.get(name) or self._stored.get(name)
+            if record is not None:
+                records.append(record)
+        live = sum(map(len, records))
+        if self._end is not None:
+            stored = self._end - len(self._header) + sum(map(len, added.values()))
+            # Nothing new: nothing to add. Otherwise add, unless the pack changed meanwhile.
+            if stored <= 2 * live and (
+                not added or self._cache.append(self._name, self._end, added.values())
+            ):
+                return
+        self._cache.write(self._name, [self._header, *records])
 
 
-def _rows(data: bytes, space: str) -> Iterator[tuple[str, tuple[Any, ...]]]:
-    stream = io.BytesIO(data)
-    if stream.readline() != _MAGIC or stream.readline() != space.encode() + b"\n":
-        return
-    while True:
-        size = stream.read(8)
-        if len(size) < 8:
-            return
+def _read_records(
+    data: memoryview, start: int, rows: dict[str, tuple[Any, ...]], stored: dict[str, memoryview]
+) -> int:
+    """Read the pack's records from ``start``; return where its good part ends."""
+    end = start
+    while len(data) - end >= 8:
+        size = int.from_bytes(data[end : end + 8], "big")
+        stop = end + 8 + size
+        if stop > len(data):
+            break
         try:
             # Our own file; marshal builds values, never runs code, and _decode checks types.
-            row = marshal.loads(stream.read(int.from_bytes(size, "big")))  # noqa: S302
+            row = marshal.loads(data[end + 8 : stop])  # noqa: S302
         except (EOFError, ValueError, TypeError):
-            return  # damaged from here on: what was read is still whole
+            break  # damaged from here on (a write cut short): what was read is still whole
         if _well_formed(row):
-            yield row[0], row[1:]
+            rows[row[0]] = row[1:]
+            stored[row[0]] = data[end:stop]
+        end = stop
+    return end
 
 
 def _well_formed(row: object) -> bool:
