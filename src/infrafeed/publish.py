@@ -295,7 +295,14 @@ def commit(stage: Stage, previous: Manifest, manifest: Manifest) -> Report:
     records = stage.records
     targets = {relative: stage.target(relative) for relative in sorted(records)}
     vanished = {r: stage.target(r) for r in sorted(set(previous.files) - set(records))}
-    written = [r for r, t in targets.items() if _sha256_of(t) != records[r].sha256]
+    # A file whose record changed since the last build is written without
+    # reading the old one; any other is read: a copy edited or damaged since
+    # is still repaired, and one already there (a lost manifest) left alone.
+    written = [
+        r
+        for r, t in targets.items()
+        if previous.files.get(r, records[r]) != records[r] or _sha256_of(t) != records[r].sha256
+    ]
     unchanged = [r for r in targets if r not in written]
     removed: list[str] = []
     kept: list[str] = []
