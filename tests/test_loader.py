@@ -362,3 +362,20 @@ def test_the_first_character_xml_forbids_is_named(text: str) -> None:
         assert message.startswith(f"contains the character U+{ord(first):04X},"), message
     else:
         assert first is None
+
+
+@pytest.mark.parametrize("spelled", [".", "entries", "./entries", "entries/", "{tmp}/entries", "/"])
+def test_paths_below_the_entries_folder_are_named_as_relative_to_names_them(
+    spelled: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from infrafeed.paths import below
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "entries" / "2026").mkdir(parents=True)
+    (tmp_path / "entries" / "2026" / "2026-03-01.toml").touch()
+    folder = Path(spelled.format(tmp=tmp_path))
+    if spelled == ".":
+        monkeypatch.chdir(tmp_path / "entries")
+    paths = [Path("/etc/hostname")] if spelled == "/" else sorted(folder.rglob("*"))
+    assert paths
+    assert [below(folder)(p) for p in paths] == [p.relative_to(folder).as_posix() for p in paths]

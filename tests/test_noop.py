@@ -61,9 +61,9 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
     calls: list[Path] = []
     real = infrafeed.build.inputs_digest
 
-    def spy(entries: Path) -> str:
+    def spy(entries: Path, files: dict[str, str] | None = None) -> str:
         calls.append(entries)
-        return real(entries)
+        return real(entries, files)
 
     monkeypatch.setattr(infrafeed.build, "inputs_digest", spy)
     yield calls
@@ -126,13 +126,17 @@ def test_a_build_with_nothing_to_do_reads_no_file(
     assert tree(site.out) == before
 
 
-def test_the_cache_folder_is_tagged_and_holds_one_stamp(site: Site, run: Run) -> None:
+def test_the_cache_folder_is_tagged_and_holds_one_stamp_and_one_pack(site: Site, run: Run) -> None:
     run(site)
     assert (
         (site.cache / TAG).read_bytes().startswith(b"Signature: 8a477f597d28d172789f06886806bc55\n")
     )
     assert len(site.stamps()) == 1
-    assert sorted(p.name for p in site.cache.iterdir()) == sorted([TAG, site.stamps()[0].name])
+    packs = list(site.cache.glob("releases-*"))  # release_cache.py
+    assert len(packs) == 1
+    assert sorted(p.name for p in site.cache.iterdir()) == sorted(
+        [TAG, site.stamps()[0].name, packs[0].name]
+    )
 
 
 # --- Every change is seen, and built as without the cache ------------------------------
@@ -433,10 +437,17 @@ def test_an_unwritable_cache_only_warns(
         True,
         cold(site.entries, tmp_path),
     )
-    name = re.findall(r"stamp-[0-9a-f]{16}", stderr)[0]
-    assert stderr == warning.format(name)
+    # A build that renders first fails to write the release pack (release_cache.py).
+    pack = re.findall(r"releases-[0-9a-f]{32}", stderr)[0]
+    assert stderr == warning.format(pack)
     hashed.clear()
-    assert run(site) == (0, f"unchanged: {files_of(site)} files\n", warning.format(name))
+    code, stdout, stderr = run(site)
+    name = re.findall(r"stamp-[0-9a-f]{16}", stderr)[0]
+    assert (code, stdout, stderr) == (
+        0,
+        f"unchanged: {files_of(site)} files\n",
+        warning.format(name),
+    )
     assert hashed == [site.entries]
 
 
@@ -445,7 +456,8 @@ def test_a_full_disk_keeps_the_stamp_as_it_was(
 ) -> None:
     run(site)
     (path,) = site.stamps()
-    good = path.read_bytes()
+    (pack,) = site.cache.glob("releases-*")
+    good, good_pack = path.read_bytes(), pack.read_bytes()
     edit_entry_keeping_size_and_mtime(site.entries)
     real_write = os.write
 
@@ -458,8 +470,8 @@ def test_a_full_disk_keeps_the_stamp_as_it_was(
     code, stdout, stderr = run(site)
     assert (code, stdout.startswith("wrote ")) == (0, True)
     assert "No space left on device" in stderr
-    assert sorted(site.cache.iterdir()) == sorted([site.cache / TAG, path])  # no temp file
-    assert path.read_bytes() == good
+    assert sorted(site.cache.iterdir()) == sorted([site.cache / TAG, path, pack])  # no temp file
+    assert (path.read_bytes(), pack.read_bytes()) == (good, good_pack)
 
 
 # --- Where the cache is ------------------------------------------------------------

@@ -24,6 +24,7 @@ from .publish import Report, locked, remove_leftovers
 if TYPE_CHECKING:
     from .items import Item
     from .loader import ReleaseFile
+    from .release_cache import ReleaseCache
     from .stamp import Watch
     from .websub import Notification
 
@@ -92,7 +93,8 @@ def _build(
         previous = Manifest.read(out)
         if watch is not None:
             watch.see_outputs(previous.files)  # stat'ed before hashed: the stamp holds what was
-        inputs = inputs_digest(entries)
+        hashed: dict[str, str] = {}
+        inputs = inputs_digest(entries, hashed)
         if previous.inputs == inputs and outputs_intact(out, previous.files):
             unchanged = Report((), tuple(sorted(previous.files)), (), ())
             return BuildResult(unchanged, skipped=True, cache_error=_stamp(watch, inputs))
@@ -104,9 +106,14 @@ def _build(
         from .loader import load
         from .render import render_all
 
-        changelog = load(entries)
+        # With a cache, the release files that did not change are neither parsed
+        # nor rendered again: their items, parts and page sections are kept.
+        memo = _release_cache(watch, entries)
+        changelog = (
+            load(entries, known=memo.known, digests=hashed) if memo is not None else load(entries)
+        )
         site = changelog.site
-        items = build_items(changelog)
+        items = memo.items(changelog) if memo is not None else build_items(changelog)
         specs = feed_specs(site)
         # A feed and its archives are one: select_all is the whole history.
         published = {spec.key: select_all(items, spec) for spec in specs}
@@ -121,14 +128,18 @@ def _build(
         stage = Stage(out)
         try:
             # Each document goes to disk as it is rendered, a chunk at a time.
-            for relative, chunks in render_all(site, specs, items, __version__):
+            parts_of = memo.parts_of if memo is not None else None
+            for relative, chunks in render_all(site, specs, items, __version__, parts_of):
                 stage.write_chunks(relative, chunks)
             # The changelog page comes from the same entries as the feeds: they cannot drift.
-            for relative, data in page_files(changelog):
+            sections = memo.section if memo is not None else None
+            for relative, data in page_files(changelog, sections):
                 stage.write(relative, data)
             report = commit(stage, previous, Manifest(feeds=feeds, inputs=inputs))
         finally:
             stage.cleanup()
+        if memo is not None:
+            memo.save()
         if watch is not None:
             watch.see_outputs([*report.written, *report.unchanged], manifest_rewritten=True)
         cache_error = _stamp(watch, inputs)
@@ -176,6 +187,15 @@ def _watch(cache: Path | None, entries: Path, out: Path) -> Watch | None:
     return Watch(Cache(cache), entries, out, __version__)
 
 
+def _release_cache(watch: Watch | None, entries: Path) -> ReleaseCache | None:
+    """The records of the release files of the last build, in the stamp's cache folder."""
+    if watch is None:
+        return None
+    from .release_cache import ReleaseCache, namespace_of
+
+    return ReleaseCache(watch.cache, namespace_of(entries, __version__))
+
+
 def _stamp(watch: Watch | None, inputs: str) -> str | None:
     """Stamp what the build saw; say why the cache could not be written, if it could not."""
     if watch is None:
@@ -184,8 +204,11 @@ def _stamp(watch: Watch | None, inputs: str) -> str | None:
     return watch.cache.write_error
 
 
-def inputs_digest(entries: Path) -> str:
+def inputs_digest(entries: Path, files: dict[str, str] | None = None) -> str:
     """A hash of everything the output depends on: infrafeed's version and every entry file.
+
+    ``files``, when given, receives the sha256 of each regular file by its
+    path below ``entries``, so that the loader need not read it again.
 
     A symbolic link counts by where it points, not by what it points at: the
     loader reads only links that stay inside ``entries``, whose targets are
@@ -197,20 +220,21 @@ def inputs_digest(entries: Path) -> str:
     digest = hashlib.sha256(f"infrafeed {__version__}\n".encode())
     # Every path, whatever it is: a folder or FIFO named like a release file is
     # something the loader reports, so it must not let a build take the fast path.
-    paths = (
-        sorted(entries.rglob("*"), key=lambda p: p.relative_to(entries).as_posix())
-        if entries.is_dir()
-        else []
-    )
-    for path in paths:
-        relative = path.relative_to(entries).as_posix()
+    from .paths import below
+
+    relative_of = below(entries)
+    paths = sorted((relative_of(p), p) for p in entries.rglob("*")) if entries.is_dir() else []
+    for relative, path in paths:
         digest.update(f"{len(relative)}:{relative}\n".encode(errors="surrogateescape"))
         try:
             if path.is_symlink():
                 digest.update(f"-> {path.readlink()}\n".encode(errors="surrogateescape"))
             elif path.is_file():
                 with path.open("rb") as handle:
-                    digest.update(hashlib.file_digest(handle, "sha256").digest())
+                    file_digest = hashlib.file_digest(handle, "sha256")
+                digest.update(file_digest.digest())
+                if files is not None:
+                    files[relative] = file_digest.hexdigest()
             else:
                 digest.update(b"(folder)\n" if path.is_dir() else b"(not a file)\n")
         except OSError:
@@ -264,7 +288,7 @@ def _where_it_was(item_id: str, releases: Sequence[ReleaseFile]) -> str:
     if len(parts) != 3:
         return "no entry has it any more"
     day, entry_id, kind = parts
-    files = [rf.path for rf in releases if rf.release.date.isoformat() == day]
+    files = [rf.path for rf in releases if rf.date.isoformat() == day]
     if not files:
         return f"no release file is dated {day} any more"
     return f"{' or '.join(files)} has no '{kind}' change with id = \"{entry_id}\" any more"

@@ -18,6 +18,10 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 TAG = "CACHEDIR.TAG"
 # https://bford.info/cachedir/: backup and archiving tools skip a folder holding it.
@@ -47,19 +51,58 @@ class Cache:
         except OSError:
             return None
 
-    def write(self, name: str, data: bytes) -> None:
+    def write(self, name: str, data: bytes | Iterable[bytes | memoryview]) -> None:
         """Replace ``name`` with ``data`` atomically; on failure, keep the old file.
 
-        Not synced (see :meth:`read`): a build must not wait for the disk to
-        save what it can work out again.
+        ``data`` may come in chunks, written as they come: a large file
+        (release_cache.py) is never held whole. Not synced (see :meth:`read`):
+        a build must not wait for the disk to save what it can work out again.
         """
         path = self.root / _checked(name)
         try:
             self._ensure_root()
-            _replace(path, data)
+            _replace(path, (data,) if isinstance(data, bytes) else data)
         except OSError as exc:
             if self.write_error is None:
                 self.write_error = f"{path}: {exc.strerror or exc}"
+
+    def append(self, name: str, at: int, chunks: Iterable[bytes | memoryview]) -> bool:
+        """Add ``chunks`` to ``name`` if it is ``at`` bytes long; if not, add nothing, return False.
+
+        For files of records that later records override (release_cache.py):
+        one new record costs its own size, not the file's. A failure takes the
+        file back to ``at`` bytes; one cut short by a crash ends in a damaged
+        record, which a reader must take as the end of the file.
+        """
+        import fcntl
+
+        path = self.root / _checked(name)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            # Two builds sharing the cache must not interleave their records.
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if os.fstat(fd).st_size != at:
+                return False  # rewritten or added to since it was read
+            os.lseek(fd, at, os.SEEK_SET)
+            try:
+                for chunk in chunks:
+                    view = memoryview(chunk)
+                    while view:
+                        view = view[os.write(fd, view) :]
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, at)
+                raise
+            return True
+        except OSError as exc:
+            if self.write_error is None:
+                self.write_error = f"{path}: {exc.strerror or exc}"
+            return False
+        finally:
+            os.close(fd)
 
     def _ensure_root(self) -> None:
         try:
@@ -68,7 +111,7 @@ class Cache:
             return  # tagged when it was created; an existing folder is not ours to tag
         # Best effort: an untagged cache is only backed up for nothing.
         with contextlib.suppress(OSError):
-            _replace(self.root / TAG, _TAG_TEXT)
+            _replace(self.root / TAG, (_TAG_TEXT,))
 
 
 def _checked(name: str) -> str:
@@ -78,8 +121,8 @@ def _checked(name: str) -> str:
     return name
 
 
-def _replace(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temp file beside ``path``, then move it over ``path``."""
+def _replace(path: Path, chunks: Iterable[bytes | memoryview]) -> None:
+    """Write ``chunks`` to a temp file beside ``path``, then move it over ``path``."""
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         # A temp file of a killed process with the same pid may be left over.
@@ -89,9 +132,10 @@ def _replace(path: Path, data: bytes) -> None:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(temp, flags, 0o666)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            for chunk in chunks:
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view) :]
         finally:
             os.close(fd)
         temp.replace(path)

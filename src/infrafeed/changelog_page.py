@@ -31,12 +31,21 @@ from .page_format import (
 from .page_markdown import inline_markdown, link_destination, plain_markdown
 
 
-def page_files(changelog: Changelog) -> tuple[tuple[str, bytes], ...]:
-    """The page as ``(path below the output folder, bytes)``; nothing when it is turned off."""
+def page_files(
+    changelog: Changelog, sections: Callable[[ReleaseFile], str] | None = None
+) -> tuple[tuple[str, bytes], ...]:
+    """The page as ``(path below the output folder, bytes)``; nothing when it is turned off.
+
+    ``sections`` gives a release's section (a build cache's kept one); by
+    default each is written by :func:`release_section`.
+    """
     settings = changelog.site.page
     if not settings.enabled:
         return ()
-    return ((settings.path, render_page(changelog)),)
+    if sections is None:
+        return ((settings.path, render_page(changelog)),)
+    page = assemble_page(changelog, [sections(rf) for rf in changelog.releases])
+    return ((settings.path, page),)
 
 
 def render_page(changelog: Changelog) -> bytes:
@@ -67,7 +76,7 @@ def release_section(site: Site, rf: ReleaseFile) -> str:
     release that did not change.
     """
     section = _Section(site, rf)
-    out = [f"## {release_heading(rf.release.date, rf.sequence)}", ""]
+    out = [f"## {release_heading(rf.date, rf.sequence)}", ""]
     previous: Group | None = None
     for group in rf.release.groups:
         out += section.group(group, previous)
@@ -78,7 +87,7 @@ def release_section(site: Site, rf: ReleaseFile) -> str:
 def _front_matter(changelog: Changelog) -> list[str]:
     site = changelog.site
     settings = site.page
-    oldest = changelog.releases[-1].release.date if changelog.releases else site.ids.date
+    oldest = changelog.releases[-1].date if changelog.releases else site.ids.date
     pub_date = settings.pub_date or oldest
     # JSON strings are YAML double-quoted scalars: safe for any text.
     return [

@@ -44,13 +44,25 @@ class Item:
 
 def build_items(changelog: Changelog) -> tuple[Item, ...]:
     """Every item of the changelog, newest first."""
-    return tuple(_items(changelog))
+    maker = ItemMaker(changelog.site)
+    return tuple(item for rf in changelog.releases for item in maker.items(rf))
 
 
-def _items(changelog: Changelog) -> Iterator[Item]:
-    shared = _Shared(changelog.site)
-    for rf in changelog.releases:
-        day = rf.release.date
+class ItemMaker:
+    """The items of one site's releases, a release at a time.
+
+    A release's items depend only on the site and that release, so a build
+    cache can keep them per release file (release_cache.py); what releases
+    share (URLs, module places) is worked out once per maker.
+    """
+
+    def __init__(self, site: Site) -> None:
+        self._shared = _Shared(site)
+
+    def items(self, rf: ReleaseFile) -> Iterator[Item]:
+        """``rf``'s items in page order, first newest."""
+        shared = self._shared
+        day = rf.date
         start = dt.datetime(day.year, day.month, day.day, _RELEASE_HOUR, tzinfo=shared.zone)
         start += dt.timedelta(hours=rf.sequence - 1)
         release = _Release(shared, rf)
@@ -171,13 +183,13 @@ def _article_item(
         parts.append(f"<p>{summary_html}</p>")
     parts.extend(_common_parts(site, context, place, link, article.page is not None))
     return Item(
-        id=tag_uri(site, rf.release.date, article.id, group.kind),
+        id=tag_uri(site, rf.date, article.id, group.kind),
         kind=group.kind,
         module=place.module,
         title=f"{label} · {numbered}",
         link=link,
         published=published,
-        released=rf.release.date,
+        released=rf.date,
         content_html="\n".join(parts),
         summary=summary,
         summary_html=summary_html,
@@ -220,13 +232,13 @@ def _note_item(
         parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
     parts.extend(_common_parts(site, context, place, link, note.page is not None))
     return Item(
-        id=tag_uri(site, rf.release.date, note.id, group.kind),
+        id=tag_uri(site, rf.date, note.id, group.kind),
         kind=group.kind,
         module=place.module,
         title=f"{label} · {plain}",
         link=link,
         published=published,
-        released=rf.release.date,
+        released=rf.date,
         content_html="\n".join(parts),
         summary=summary,
         summary_html=summary_html,

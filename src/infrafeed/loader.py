@@ -8,15 +8,17 @@ a release file in one round instead of one error at a time.
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
+import hashlib
 import os
 import re
 import stat
 import tomllib
 import types
 import typing
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
@@ -25,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from . import inline
 from .errors import DataError, Problem
 from .models import MAX_ITEMS_PER_RELEASE, Release, Site
+from .paths import below
 
 try:
     # tomli's compiled wheel is the parser tomllib was copied from, so it gives
@@ -44,15 +47,50 @@ _RELEASE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-([2-9]|[1-9]\d))?\.toml$")
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 
 
-@dataclass(frozen=True)
 class ReleaseFile:
-    """A validated release and where it came from."""
+    """A validated release and where it came from.
 
-    path: str  # as reported in messages: relative to the entries folder's parent
-    sequence: int  # 1 for YYYY-MM-DD.toml, N for YYYY-MM-DD-N.toml
-    release: Release
-    # The nodes of its Markdown texts as validation parsed them: see nodes().
-    parsed: inline.Parsed = field(default_factory=inline.Parsed, compare=False, repr=False)
+    A file the build cache vouches for (unchanged, and valid under the same
+    settings and versions: see release_cache.py) is not parsed at all: its
+    date and sequence come from its name, which validation tied to its
+    content, and its release is read again only if something asks for it.
+    """
+
+    __slots__ = ("_release", "_reload", "date", "digest", "parsed", "path", "sequence")
+
+    def __init__(
+        self,
+        path: str,
+        sequence: int,
+        release: Release | None = None,
+        parsed: inline.Parsed | None = None,
+        *,
+        digest: str = "",
+        date: dt.date | None = None,
+        reload: Callable[[], Release] | None = None,
+    ) -> None:
+        if release is None and (reload is None or date is None):
+            raise ValueError("a release file needs its release, or its date and a way to read it")
+        self.path = path  # as reported in messages: relative to the entries folder's parent
+        self.sequence = sequence  # 1 for YYYY-MM-DD.toml, N for YYYY-MM-DD-N.toml
+        self.date: dt.date = release.date if release is not None else date  # type: ignore[assignment]
+        self.digest = digest  # sha256 of the file's bytes ("" when not read from a file)
+        # The nodes of its Markdown texts as validation parsed them: see nodes().
+        self.parsed = parsed if parsed is not None else inline.Parsed()
+        self._release = release
+        self._reload = reload
+
+    @property
+    def release(self) -> Release:
+        if self._release is None:
+            assert self._reload is not None
+            self._release = self._reload()
+        return self._release
+
+    @property
+    def known(self) -> bool:
+        """Whether the build cache vouched for the file (it was not parsed)."""
+        return self._reload is not None
 
     def nodes(self, text: str) -> tuple[inline.Node, ...]:
         """The inline nodes of one of the release's Markdown texts, without parsing it again.
@@ -64,8 +102,23 @@ class ReleaseFile:
     @property
     def anchor(self) -> str:
         """The changelog page's heading id for this release (see pages.md)."""
-        day = self.release.date.isoformat()
+        day = self.date.isoformat()
         return day if self.sequence == 1 else f"{day}-{self.sequence}"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ReleaseFile):
+            return NotImplemented
+        return (self.path, self.sequence, self.release) == (
+            other.path,
+            other.sequence,
+            other.release,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.sequence, self.date))
+
+    def __repr__(self) -> str:
+        return f"ReleaseFile({self.path!r}, {self.sequence})"
 
 
 @dataclass(frozen=True)
@@ -74,8 +127,23 @@ class Changelog:
     releases: tuple[ReleaseFile, ...]  # newest first, as the page shows them
 
 
-def load(entries: Path) -> Changelog:
-    """Read ``entries/site.toml`` and every release file below ``entries``."""
+# What the uniqueness check needs of one release: (date, id, kind, field) per change.
+IdKey = tuple[str, str, str, str]
+# The build cache's answer for a file's shown name and sha256: the id keys of
+# that exact file, valid under the same settings, or None (see release_cache.py).
+Known = Callable[[str, str], Sequence[IdKey] | None]
+
+
+def load(
+    entries: Path, known: Known | None = None, digests: Mapping[str, str] | None = None
+) -> Changelog:
+    """Read ``entries/site.toml`` and every release file below ``entries``.
+
+    ``known`` lets a build skip parsing and validating the files its cache
+    vouches for; the result is the same as without it. ``digests`` are the
+    sha256 of files the build has just hashed (by path below ``entries``): a
+    file its cache vouches for by that digest is not even read.
+    """
     problems: list[Problem] = []
     if not entries.is_dir():
         raise DataError([Problem(str(entries), "(folder)", "no such folder")])
@@ -84,15 +152,57 @@ def load(entries: Path) -> Changelog:
     site_path = entries / SITE_FILE
     site = _read_toml(site_path, shown(site_path), problems, entries)
     releases: dict[str, dict[str, Any]] = {}
-    for path in _release_paths(entries):
+    read: dict[str, str] = {}  # sha256 of each release file parsed
+    vouched: list[tuple[ReleaseFile, Sequence[IdKey]]] = []
+    for relative, path in _release_paths(entries):
         name = shown(path)
-        if _RELEASE_NAME.match(path.name) is None:
+        match = _RELEASE_NAME.match(path.name)
+        if match is None:
             problems.append(_misnamed(name))
             continue
-        data = _read_toml(path, name, problems, entries)
+        # Only regular files have a digest from the build (build.inputs_digest):
+        # a symbolic link is read, and checked, every time.
+        hashed = digests.get(relative) if digests else None
+        keys = known(name, hashed) if known is not None and hashed is not None else None
+        raw = None
+        digest = hashed
+        if keys is None:
+            raw = _read_bytes(path, name, problems, entries)
+            if raw is None:
+                continue
+            digest = hashlib.sha256(raw).hexdigest()
+            if known is not None and digest != hashed:
+                keys = known(name, digest)
+        if keys is not None:
+            assert digest is not None
+            rf = ReleaseFile(
+                name,
+                int(match.group(2) or 1),
+                digest=digest,
+                date=dt.date.fromisoformat(match.group(1)),
+                reload=_reloader(path, name, entries),
+            )
+            vouched.append((rf, keys))
+            continue
+        assert raw is not None and digest is not None
+        data = _parse_toml(raw, name, problems)
         if data is not None:
             releases[name] = data
-    return _assemble(site, shown(site_path), releases, problems)
+            read[name] = digest
+    return _assemble(site, shown(site_path), releases, problems, read, vouched)
+
+
+def _reloader(path: Path, name: str, entries: Path) -> Callable[[], Release]:
+    def reload() -> Release:
+        problems: list[Problem] = []
+        raw = _read_bytes(path, name, problems, entries)
+        data = _parse_toml(raw, name, problems) if raw is not None else None
+        release = _validate(Release, data, name, problems) if data is not None else None
+        if release is None:
+            raise DataError(problems or [Problem(name, "(file)", "changed during the build")])
+        return release
+
+    return reload
 
 
 def from_data(
@@ -131,6 +241,8 @@ def _assemble(
     site_name: str,
     release_data: Mapping[str, dict[str, Any]],
     problems: list[Problem],
+    digests: Mapping[str, str] | None = None,
+    vouched: Sequence[tuple[ReleaseFile, Sequence[IdKey]]] = (),
 ) -> Changelog:
     site: Site | None = None
     if site_data is not None:
@@ -155,16 +267,22 @@ def _assemble(
                 )
             )
             continue
-        releases.append(ReleaseFile(name, int(match.group(2) or 1), release, parsed))
+        digest = digests.get(name, "") if digests is not None else ""
+        releases.append(ReleaseFile(name, int(match.group(2) or 1), release, parsed, digest=digest))
 
+    # Files the cache vouched for passed the per-file rules under these same
+    # settings; only the rule across files runs again for them.
     if site is not None:
         problems.extend(_check_modules(site, releases))
     problems.extend(_check_sizes(releases))
-    problems.extend(_check_unique_ids(releases))
+    keyed: list[tuple[str, Sequence[IdKey]]] = [(rf.path, release_keys(rf)) for rf in releases]
+    keyed += [(rf.path, keys) for rf, keys in vouched]
+    problems.extend(_check_unique_ids(keyed))
     if problems:
         raise DataError(problems)
     assert site is not None
-    releases.sort(key=lambda r: (r.release.date, r.sequence), reverse=True)
+    releases += [rf for rf, _ in vouched]
+    releases.sort(key=lambda r: (r.date, r.sequence), reverse=True)
     return Changelog(site, tuple(releases))
 
 
@@ -187,30 +305,39 @@ class _Shown:
         self.entries = entries
 
     def __call__(self, path: Path) -> str:
-        return (self.entries / path.relative_to(self.entries)).as_posix()
+        # Every path here is the entries folder joined with a path below it
+        # (rglob's, or site.toml): as typed already.
+        return path.as_posix()
 
 
-def _release_paths(entries: Path) -> list[Path]:
-    """Every ``*.toml`` below ``entries`` except the site file, in a fixed order.
+def _release_paths(entries: Path) -> list[tuple[str, Path]]:
+    """Every ``*.toml`` below ``entries`` except the site file, with its path below ``entries``.
 
     Hidden files and folders (editor backups, ``.git``) are skipped; sorting
     makes the result independent of the file system's listing order.
     """
+    relative_of = below(entries)
     found = []
     for path in entries.rglob("*.toml"):
-        relative = path.relative_to(entries)
-        if any(part.startswith(".") for part in relative.parts):
+        relative = relative_of(path)
+        if relative == SITE_FILE or any(part.startswith(".") for part in relative.split("/")):
             continue
-        if relative.as_posix() == SITE_FILE:
-            continue
-        found.append(path)
-    return sorted(found, key=lambda p: p.relative_to(entries).as_posix())
+        found.append((relative, path))
+    return sorted(found, key=lambda pair: pair[0])
 
 
 def _read_toml(
     path: Path, name: str, problems: list[Problem], root: Path | None = None
 ) -> dict[str, Any] | None:
     """Parse one TOML file below ``root`` (the entries folder; by default its folder)."""
+    raw = _read_bytes(path, name, problems, root)
+    return _parse_toml(raw, name, problems) if raw is not None else None
+
+
+def _read_bytes(
+    path: Path, name: str, problems: list[Problem], root: Path | None = None
+) -> bytes | None:
+    """The bytes of one file below ``root``, or None with the problem recorded."""
     # Entries come from pull requests, and git carries symbolic links: a link
     # to a file elsewhere on the server, or to /dev/zero, must not be read.
     # (realpath, not Path.resolve, which raises on a symlink loop; only for a
@@ -253,6 +380,10 @@ def _read_toml(
     except OSError as exc:
         problems.append(Problem(name, "(file)", f"cannot be read: {exc.strerror}"))
         return None
+    return raw
+
+
+def _parse_toml(raw: bytes, name: str, problems: list[Problem]) -> dict[str, Any] | None:
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]  # a UTF-8 byte order mark, as some editors write
     try:
@@ -459,22 +590,28 @@ def _check_sizes(releases: Iterable[ReleaseFile]) -> Iterator[Problem]:
             )
 
 
-def _check_unique_ids(releases: Iterable[ReleaseFile]) -> Iterator[Problem]:
+def release_keys(rf: ReleaseFile) -> list[IdKey]:
+    """Each change of ``rf`` as the uniqueness check sees it: (date, id, kind, field)."""
+    day = rf.date.isoformat()
+    keys: list[IdKey] = []
+    for g, group in enumerate(rf.release.groups, start=1):
+        for i, article in enumerate(group.articles, start=1):
+            keys.append((day, article.id, group.kind, f"groups[{g}].articles[{i}]"))
+        for i, note in enumerate(group.notes, start=1):
+            keys.append((day, note.id, group.kind, f"groups[{g}].notes[{i}]"))
+    return keys
+
+
+def _check_unique_ids(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> Iterator[Problem]:
     """An item id is minted from date, id and kind, so that triple must be unique."""
     seen: dict[tuple[str, str, str], str] = {}
-    for rf in sorted(releases, key=lambda r: r.path):
-        day = rf.release.date.isoformat()
-        for g, group in enumerate(rf.release.groups, start=1):
-            entries = [("articles", i, a.id) for i, a in enumerate(group.articles, start=1)]
-            entries += [("notes", i, n.id) for i, n in enumerate(group.notes, start=1)]
-            for table, index, item_id in entries:
-                where = f"groups[{g}].{table}[{index}]"
-                here = f"{rf.path} {where}"
-                first = seen.setdefault((day, item_id, group.kind), here)
-                if first != here:
-                    yield Problem(
-                        rf.path,
-                        f"{where}.id",
-                        f"'{item_id}' is already used for a '{group.kind}' change on {day} "
-                        f"({first}); give this change its own id",
-                    )
+    for path, keys in sorted(releases, key=lambda r: r[0]):
+        for day, item_id, kind, where in keys:
+            first = seen.setdefault((day, item_id, kind), f"{path} {where}")
+            if first != f"{path} {where}":
+                yield Problem(
+                    path,
+                    f"{where}.id",
+                    f"'{item_id}' is already used for a '{kind}' change on {day} "
+                    f"({first}); give this change its own id",
+                )

@@ -34,6 +34,7 @@ class ItemParts(NamedTuple):
     rss: bytes
     atom: bytes
     json: bytes
+    page: bytes  # its entry in its module's HTML page (render_pages.entry), UTF-8
 
 
 PartsOf = Callable[[Item], ItemParts]
@@ -43,9 +44,10 @@ def item_parts(item: Item) -> ItemParts:
     """Render ``item`` in every format: one feedgen entry for RSS and Atom, one JSON object."""
     from .render_feedgen import entries
     from .render_json import json_entry
+    from .render_pages import entry
 
     rss, atom = entries(item)
-    return ItemParts(rss, atom, json_entry(item))
+    return ItemParts(rss, atom, json_entry(item), entry(item).encode("utf-8"))
 
 
 def frames() -> dict[str, Callable[[FeedDocument], Frame]]:
@@ -63,9 +65,9 @@ def render_all(
     parts_of: PartsOf | None = None,
 ) -> Iterator[tuple[str, Iterable[bytes]]]:
     """Every output file; ``parts_of`` gives an item's parts (default: render them)."""
-    histories = yield from _feeds(site, specs, items, version, _Once(parts_of or item_parts))
-    # The items' parts went with the generator above: the site files need none.
-    for path, data in render_site(site, histories, items):
+    parts = _Once(parts_of or item_parts)
+    histories = yield from _feeds(site, specs, items, version, parts)
+    for path, data in render_site(site, histories, items, lambda item: parts(item).page.decode()):
         yield path, (data,)
 
 
@@ -158,14 +160,17 @@ class _Feed:
 
 
 def render_site(
-    site: Site, histories: Sequence[FeedHistory], items: Sequence[Item]
+    site: Site,
+    histories: Sequence[FeedHistory],
+    items: Sequence[Item],
+    entry_of: Callable[[Item], str] | None = None,
 ) -> Iterator[tuple[str, bytes]]:
     from .render_catalog import render_feeds_json
     from .render_opml import render_opml
     from .render_pages import render_pages
 
     views = feed_views(site, histories)
-    yield from render_pages(site, views, items)
+    yield from render_pages(site, views, items, entry_of)
     yield "feeds.json", render_feeds_json(site, views)
     yield "feeds.opml", render_opml(site, views)
 

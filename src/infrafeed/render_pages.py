@@ -11,11 +11,13 @@ pages embed, are the public absolute ones.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import jinja2
+import markupsafe
 
 from .catalog import FeedView
 from .items import Item
@@ -25,8 +27,12 @@ LATEST = 20  # items listed on the index page
 
 
 def render_pages(
-    site: Site, views: Sequence[FeedView], items: Sequence[Item]
+    site: Site,
+    views: Sequence[FeedView],
+    items: Sequence[Item],
+    entry_of: Callable[[Item], str] | None = None,
 ) -> Iterator[tuple[str, bytes]]:
+    """Every page; ``entry_of`` gives an item's :func:`entry`, already rendered (default: here)."""
     env = _environment()
     main = [view for view in views if view.module is None]
     yield _page(
@@ -57,12 +63,26 @@ def render_pages(
             alternates=[view, *main],  # the module's feed first: browsers offer the first
             feed=view,
             items=module_items,
+            # A module page lists each of its items: the longest part of rendering pages,
+            # so each entry is rendered once per item (render.py) by the autoescaping
+            # item_entry macro; joined, they are that macro's output, safe as it is.
+            entries=markupsafe.Markup(  # noqa: S704
+                "".join((entry_of or entry)(item) for item in module_items)
+            ),
         )
     snippet = env.get_template("head-links.html").render(feeds=main or views)
     yield "head-links.html", snippet.encode("utf-8")
 
 
+def entry(item: Item) -> str:
+    """The item as a module page lists it (``item_entry`` in _macros.html): a part of the item."""
+    macros: Any = _environment().get_template("_macros.html").module
+    return str(macros.item_entry(item, show_module=False))
+
+
+@functools.cache
 def _environment() -> jinja2.Environment:
+    # One per process: it caches its compiled templates.
     return jinja2.Environment(
         loader=jinja2.PackageLoader("infrafeed", "templates"),
         autoescape=True,

@@ -1,0 +1,328 @@
+"""What each release file gave the last build, so that a rebuild pays for what changed.
+
+A release file's items, their rendered parts (render.py), its changelog-page
+section and the keys of the uniqueness check depend on nothing but the file's
+bytes and a *namespace*: site.toml, the time zone's rules, and the code that
+parses, validates and renders (infrafeed's own files, Python, and the
+libraries it uses). So a build keeps them per file, under the namespace's
+digest, and the next build takes a file's record when the file's sha256 is
+the same, instead of parsing, validating and rendering it again.
+
+The records live in the build cache folder (cache.py), one pack per
+namespace, written after each build with the files of that build only.
+Nothing in it is needed: a missing, stale or damaged pack only makes a build
+slower. The pack is ``marshal`` data of str, bytes, int, tuples, lists and
+None: reading it never runs code, and anything not of the expected shape is a
+miss, never an error.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import importlib.metadata
+import marshal
+import sys
+import tomllib
+import zoneinfo
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .cache import Cache
+from .items import Item, ItemMaker
+from .loader import SITE_FILE, Changelog, IdKey, ReleaseFile, release_keys
+from .models import Site
+from .render import ItemParts, item_parts
+
+FORMAT = 2  # of the records below; a new format is a new namespace
+_MAGIC = b"infrafeed-releases 1\n"
+# Whose versions decide what a release file gives: a new release of any of them is a new namespace.
+_LIBRARIES = ("pydantic", "pydantic-core", "feedgen", "lxml", "tomli", "python-dateutil")
+
+
+def namespace_of(entries: Path, version: str) -> str:
+    """The namespace of the release files below ``entries``, read before they are loaded."""
+    try:
+        settings = (entries / SITE_FILE).read_bytes()
+    except OSError:
+        settings = b""  # the loader reports it; nothing will be kept
+    try:
+        timezone = tomllib.loads(settings.decode("utf-8")).get("timezone")
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        timezone = None
+    return namespace(settings, timezone if isinstance(timezone, str) else "", version)
+
+
+def namespace(site_toml: bytes, timezone: str, version: str) -> str:
+    """The digest of everything besides a release file's bytes that decides what it gives."""
+    digest = hashlib.sha256(_MAGIC)
+    digest.update(f"format {FORMAT}\ninfrafeed {version}\npython {sys.version}\n".encode())
+    for name in _LIBRARIES:
+        try:
+            version = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            version = "-"
+        digest.update(f"{name} {version}\n".encode())
+    digest.update(_code_digest())
+    digest.update(_zone_rules(timezone))
+    digest.update(b"site.toml\n" + site_toml)
+    return digest.hexdigest()
+
+
+def _code_digest() -> bytes:
+    """infrafeed's own source files: a change of code, released or not, is a new namespace."""
+    digest = hashlib.sha256()
+    package = Path(__file__).parent
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and path.suffix in {".py", ".html", ".css", ".xsl", ".md"}:
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+    return digest.digest()
+
+
+def _zone_rules(timezone: str) -> bytes:
+    """The bytes of the zone's TZif file, where ``zoneinfo`` finds it: new rules, new dates."""
+    for folder in zoneinfo.TZPATH:
+        candidate = Path(folder, *timezone.split("/"))
+        if candidate.is_file():
+            return b"zone " + candidate.read_bytes()
+    try:
+        return b"tzdata " + resources.files("tzdata.zoneinfo").joinpath(timezone).read_bytes()
+    except (ModuleNotFoundError, OSError):
+        return b"zone unknown"
+
+
+@dataclass(frozen=True)
+class Record:
+    """What one release file gave: its items (page order), their parts, its page section."""
+
+    digest: str
+    keys: tuple[IdKey, ...]
+    items: tuple[Item, ...]
+    parts: tuple[ItemParts, ...]
+    section: str
+
+
+class ReleaseCache:
+    """One build's view of the pack: records to reuse, and the records of this build.
+
+    ``known`` answers the loader; ``items``, ``parts_of`` and ``section`` give a
+    known file's records and compute (and keep) a new file's; ``save`` writes
+    this build's pack.
+    """
+
+    def __init__(self, cache: Cache | None, space: str) -> None:
+        self._cache = cache
+        self._name = f"releases-{space[:32]}"
+        self._header = _MAGIC + space.encode() + b"\n"
+        data = cache.read(self._name) if cache is not None else None
+        # The pack as read: each file's last record, decoded and as stored, and
+        # where its good part ends (None: no pack of this namespace to add to).
+        self._old: dict[str, tuple[Any, ...]] = {}
+        self._stored: dict[str, memoryview] = {}
+        self._end: int | None = None
+        if data is not None and data.startswith(self._header):
+            self._end = _read_records(memoryview(data), len(self._header), self._old, self._stored)
+        self._new: dict[str, Record] = {}
+        self._fresh: set[str] = set()  # files whose record this build made
+        self._parts: dict[str, ItemParts] = {}
+
+    # -- for the loader
+
+    def known(self, name: str, digest: str) -> Sequence[IdKey] | None:
+        row = self._old.get(name)
+        if row is None or row[0] != digest:
+            return None
+        return row[1]  # type: ignore[no-any-return]
+
+    # -- for the build
+
+    def items(self, changelog: Changelog) -> tuple[Item, ...]:
+        """Every item, newest first: a known file's from its record, a new file's computed."""
+        site = changelog.site
+        zone = zoneinfo.ZoneInfo(site.timezone)
+        maker = ItemMaker(site)
+        found: list[Item] = []
+        for rf in changelog.releases:
+            record = self._record(site, rf, zone, maker)
+            self._new[rf.path] = record
+            found.extend(record.items)
+        return tuple(found)
+
+    def _record(
+        self, site: Site, rf: ReleaseFile, zone: zoneinfo.ZoneInfo, maker: ItemMaker
+    ) -> Record:
+        row = self._old.get(rf.path) if rf.known else None
+        if row is not None:
+            record = _decode(row, site, rf, zone)
+            if record is not None:
+                for item, parts in zip(record.items, record.parts, strict=True):
+                    self._parts[item.id] = parts
+                return record
+        self._fresh.add(rf.path)
+        from .changelog_page import release_section
+
+        items = tuple(maker.items(rf))
+        return Record(rf.digest, tuple(release_keys(rf)), items, (), release_section(site, rf))
+
+    def parts_of(self, item: Item) -> ItemParts:
+        """The item's parts, rendered once per build and kept for the next."""
+        parts = self._parts.get(item.id)
+        if parts is None:
+            parts = self._parts[item.id] = item_parts(item)
+        return parts
+
+    def section(self, rf: ReleaseFile) -> str:
+        return self._new[rf.path].section
+
+    def save(self) -> None:
+        """Keep this build's records for the next build.
+
+        New records are added at the end of the pack, where they override a
+        file's older record: one new release costs one record. The pack is
+        written anew, with this build's files only, when it has none of this
+        namespace or when records no build asks for would outweigh the rest;
+        then it replaces the old one in one step (cache.py).
+        """
+        if self._cache is None:
+            return
+        added = {}
+        for name in sorted(self._fresh):
+            row = _encode(name, self._new[name], self._parts)
+            if row is not None:
+                data = marshal.dumps(row, 4)
+                added[name] = len(data).to_bytes(8, "big") + data
+        records: list[bytes | memoryview] = []
+        for name in sorted(self._new):
+            record = added.get(name) or self._stored.get(name)
+            if record is not None:
+                records.append(record)
+        live = sum(map(len, records))
+        if self._end is not None:
+            stored = self._end - len(self._header) + sum(map(len, added.values()))
+            # Nothing new: nothing to add. Otherwise add, unless the pack changed meanwhile.
+            if stored <= 2 * live and (
+                not added or self._cache.append(self._name, self._end, added.values())
+            ):
+                return
+        self._cache.write(self._name, [self._header, *records])
+
+
+def _read_records(
+    data: memoryview, start: int, rows: dict[str, tuple[Any, ...]], stored: dict[str, memoryview]
+) -> int:
+    """Read the pack's records from ``start``; return where its good part ends."""
+    end = start
+    while len(data) - end >= 8:
+        size = int.from_bytes(data[end : end + 8], "big")
+        stop = end + 8 + size
+        if stop > len(data):
+            break
+        try:
+            # Our own file; marshal builds values, never runs code, and _decode checks types.
+            row = marshal.loads(data[end + 8 : stop])  # noqa: S302
+        except (EOFError, ValueError, TypeError):
+            break  # damaged from here on (a write cut short): what was read is still whole
+        if _well_formed(row):
+            rows[row[0]] = row[1:]
+            stored[row[0]] = data[end:stop]
+        end = stop
+    return end
+
+
+def _well_formed(row: object) -> bool:
+    # A shape check only; _decode checks each field's type as it rebuilds.
+    return (
+        isinstance(row, tuple)
+        and len(row) == 6
+        and isinstance(row[0], str)
+        and isinstance(row[1], str)
+        and isinstance(row[2], tuple)
+        and all(isinstance(k, tuple) and len(k) == 4 for k in row[2])
+        and all(isinstance(v, str) for k in row[2] for v in k)
+        and isinstance(row[3], tuple)
+        and isinstance(row[4], tuple)
+        and isinstance(row[5], str)
+    )
+
+
+def _encode(name: str, record: Record, parts: Mapping[str, ItemParts]) -> tuple[Any, ...] | None:
+    """A record as marshal data, or None if an item's parts were never rendered."""
+    rows = []
+    rendered = []
+    for item in record.items:
+        found = parts.get(item.id)
+        if found is None:
+            return None
+        rendered.append(tuple(found))
+        rows.append(
+            (
+                item.id,
+                item.kind,
+                item.module.number if item.module is not None else None,
+                item.title,
+                item.link,
+                item.published.replace(tzinfo=None).isoformat(),
+                item.content_html,
+                item.summary,
+                item.categories,
+                item.source,
+                item.summary_html,
+            )
+        )
+    return (name, record.digest, record.keys, tuple(rows), tuple(rendered), record.section)
+
+
+def _decode(
+    row: tuple[Any, ...], site: Site, rf: ReleaseFile, zone: zoneinfo.ZoneInfo
+) -> Record | None:
+    """The record of a known file, or None when the row does not have the expected types."""
+    digest, keys, rows, rendered, section = row
+    try:
+        items = []
+        for fields in rows:
+            (ident, kind, number, title, link, wall, content, summary, cats, source, html) = fields
+            module = site.module(number) if number is not None else None
+            if number is not None and module is None:
+                return None
+            items.append(
+                Item(
+                    id=_str(ident),
+                    kind=kind,
+                    module=module,
+                    title=_str(title),
+                    link=_str(link),
+                    published=dt.datetime.fromisoformat(wall).replace(tzinfo=zone),
+                    released=rf.date,
+                    content_html=_str(content),
+                    summary=_opt(summary),
+                    categories=tuple(_str(c) for c in cats),
+                    source=_str(source),
+                    summary_html=_opt(html),
+                )
+            )
+        if len(rendered) != len(items) or any(len(p) != len(ItemParts._fields) for p in rendered):
+            return None
+        parts = tuple(ItemParts(*(_bytes(p) for p in four)) for four in rendered)
+    except (TypeError, ValueError):
+        return None
+    return Record(digest, tuple(keys), tuple(items), parts, section)
+
+
+def _str(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("not a str")
+    return value
+
+
+def _opt(value: object) -> str | None:
+    return None if value is None else _str(value)
+
+
+def _bytes(value: object) -> bytes:
+    if not isinstance(value, bytes):
+        raise TypeError("not bytes")
+    return value
