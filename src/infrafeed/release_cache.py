@@ -126,7 +126,9 @@ class ReleaseCache:
         self._end: int | None = None
         if data is not None and data.startswith(self._header):
             self._end = _read_records(memoryview(data), len(self._header), self._old, self._stored)
+        self.space = space
         self._new: dict[str, Record] = {}
+        self._sources: dict[str, str] = {}  # item id -> its release file, "path\0sha256"
         self._fresh: set[str] = set()  # files whose record this build made
         self._parts: dict[str, ItemParts] = {}
 
@@ -150,6 +152,9 @@ class ReleaseCache:
             record = self._record(site, rf, zone, maker)
             self._new[rf.path] = record
             found.extend(record.items)
+            source = f"{rf.path}\0{rf.digest}"
+            for item in record.items:
+                self._sources[item.id] = source
         return tuple(found)
 
     def _record(
@@ -174,6 +179,10 @@ class ReleaseCache:
         if parts is None:
             parts = self._parts[item.id] = item_parts(item)
         return parts
+
+    def source_of(self, item: Item) -> str:
+        """The release file ``item`` came from, as "path\0sha256": with the namespace, its bytes."""
+        return self._sources[item.id]
 
     def section(self, rf: ReleaseFile) -> str:
         return self._new[rf.path].section

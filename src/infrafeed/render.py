@@ -57,23 +57,37 @@ def frames() -> dict[str, Callable[[FeedDocument], Frame]]:
     return {"rss": rss_frame, "atom": atom_frame, "json": json_frame}
 
 
+# Whether the document at a path, with this frame and these items, may stay as it is (keep.py).
+Keep = Callable[[str, Frame, Sequence[Item]], bool]
+
+
 def render_all(
     site: Site,
     specs: Sequence[FeedSpec],
     items: Sequence[Item],
     version: str,
     parts_of: PartsOf | None = None,
-) -> Iterator[tuple[str, Iterable[bytes]]]:
-    """Every output file; ``parts_of`` gives an item's parts (default: render them)."""
+    keep: Keep | None = None,
+) -> Iterator[tuple[str, Iterable[bytes] | None]]:
+    """Every output file; ``parts_of`` gives an item's parts (default: render them).
+
+    A feed document that ``keep`` lets stay comes with None instead of its
+    chunks: it is not rendered, and its file is left as it is.
+    """
     parts = _Once(parts_of or item_parts)
-    histories = yield from _feeds(site, specs, items, version, parts)
+    histories = yield from _feeds(site, specs, items, version, parts, keep)
     for path, data in render_site(site, histories, items, lambda item: parts(item).page.decode()):
         yield path, (data,)
 
 
 def _feeds(
-    site: Site, specs: Sequence[FeedSpec], items: Sequence[Item], version: str, parts: _Once
-) -> Generator[tuple[str, Iterator[bytes]], None, list[FeedHistory]]:
+    site: Site,
+    specs: Sequence[FeedSpec],
+    items: Sequence[Item],
+    version: str,
+    parts: _Once,
+    keep: Keep | None,
+) -> Generator[tuple[str, Iterator[bytes] | None], None, list[FeedHistory]]:
     """Every document of every feed; returns the feeds' histories."""
     frame_of = frames()
     histories = []
@@ -82,7 +96,11 @@ def _feeds(
         history = plan(site, spec, feed.items, feed.size_of)
         for page in history.pages:
             for fmt in FORMATS:
-                yield document_path(page.folder, fmt), feed.chunks(page, fmt)
+                path = document_path(page.folder, fmt)
+                if keep is not None and keep(path, feed.frame(page, fmt), page.items):
+                    yield path, None
+                else:
+                    yield path, feed.chunks(page, fmt)
         histories.append(history)
     return histories
 
