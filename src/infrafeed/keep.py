@@ -24,11 +24,11 @@ import stat
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from . import stamp
 from .cache import Cache
 from .frame import Frame
 from .items import Item
 from .publish import FileRecord
-from . import stamp
 
 _HEADER = "infrafeed-documents 1"
 
