@@ -290,48 +290,53 @@ def _decode(
 ) -> Record | None:
     """The record of a known file, or None when the row does not have the expected types."""
     digest, keys, rows, rendered, section = row
+    modules = {module.number: module for module in site.modules}
+    kinds = site.kinds
+    width = len(ItemParts._fields)
+    # One test per item rather than one per field: this runs for every item of a build.
     try:
         items = []
         for fields in rows:
             (ident, kind, number, title, link, wall, content, summary, cats, source, html) = fields
-            module = site.module(number) if number is not None else None
-            if number is not None and module is None:
+            module = modules.get(number) if number is not None else None
+            if not (
+                type(ident) is str
+                and kind in kinds
+                and (number is None or module is not None)
+                and type(title) is str
+                and type(link) is str
+                and type(wall) is str
+                and type(content) is str
+                and (summary is None or type(summary) is str)
+                and type(cats) is tuple
+                and all(type(c) is str for c in cats)
+                and type(source) is str
+                and (html is None or type(html) is str)
+            ):
                 return None
+            published = dt.datetime.fromisoformat(wall).replace(tzinfo=zone)
             items.append(
                 Item(
-                    id=_str(ident),
-                    kind=kind,
-                    module=module,
-                    title=_str(title),
-                    link=_str(link),
-                    published=dt.datetime.fromisoformat(wall).replace(tzinfo=zone),
-                    released=rf.date,
-                    content_html=_str(content),
-                    summary=_opt(summary),
-                    categories=tuple(_str(c) for c in cats),
-                    source=_str(source),
-                    summary_html=_opt(html),
+                    ident,
+                    kind,
+                    module,
+                    title,
+                    link,
+                    published,
+                    rf.date,
+                    content,
+                    summary,
+                    cats,
+                    source,
+                    html,
                 )
             )
-        if len(rendered) != len(items) or any(len(p) != len(ItemParts._fields) for p in rendered):
+        if len(rendered) != len(items) or not all(
+            type(p) is tuple and len(p) == width and all(type(b) is bytes for b in p)
+            for p in rendered
+        ):
             return None
-        parts = tuple(ItemParts(*(_bytes(p) for p in four)) for four in rendered)
+        parts = tuple(map(ItemParts._make, rendered))
     except (TypeError, ValueError):
         return None
     return Record(digest, tuple(keys), tuple(items), parts, section)
-
-
-def _str(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError("not a str")
-    return value
-
-
-def _opt(value: object) -> str | None:
-    return None if value is None else _str(value)
-
-
-def _bytes(value: object) -> bytes:
-    if not isinstance(value, bytes):
-        raise TypeError("not bytes")
-    return value

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from itertools import accumulate
+from operator import itemgetter
 from typing import NamedTuple
 
 from .catalog import document_path, feed_views
@@ -140,11 +142,11 @@ class _Feed:
         # prefix[k][n]: the length of the first n items' parts in FORMATS[k],
         # so the size of any page of the newest items is a look-up.
         self.fields = [ItemParts._fields.index(fmt.name) for fmt in FORMATS]
-        self.prefix: list[array[int]] = [array("q", [0]) for _ in FORMATS]
-        for item in items:
-            got = parts(item)
-            for sums, field in zip(self.prefix, self.fields, strict=True):
-                sums.append(sums[-1] + len(got[field]))
+        listed = [parts(item) for item in items]
+        self.prefix: list[array[int]] = [
+            array("q", accumulate(map(len, map(itemgetter(field), listed)), initial=0))
+            for field in self.fields
+        ]
         self._frames: dict[tuple[object, ...], Frame] = {}
 
     def size_of(self, page: Page) -> int:
