@@ -25,9 +25,10 @@ import marshal
 import sys
 import tomllib
 import zoneinfo
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -124,8 +125,11 @@ class ReleaseCache:
         self._old: dict[str, tuple[Any, ...]] = {}
         self._stored: dict[str, memoryview] = {}
         self._end: int | None = None
+        self._records_read = 0
         if data is not None and data.startswith(self._header):
-            self._end = _read_records(memoryview(data), len(self._header), self._old, self._stored)
+            self._end, self._records_read = _read_records(
+                memoryview(data), len(self._header), self._old, self._stored
+            )
         self.space = space
         self._new: dict[str, Record] = {}
         self._sources: dict[str, str] = {}  # item id -> its release file, "path\0sha256"
@@ -198,33 +202,38 @@ class ReleaseCache:
         """
         if self._cache is None:
             return
-        added = {}
-        for name in sorted(self._fresh):
+        # Records are encoded as they are written, one at a time: at 100,000
+        # items, all of them at once would weigh as much as the feeds.
+        fresh = sorted(self._fresh)
+        if self._end is not None:
+            # Counted in records: each file's live one, and every one in the pack.
+            stored = self._records_read + len(fresh)
+            # Nothing new: nothing to add. Otherwise add, unless the pack changed meanwhile.
+            if stored <= 2 * len(self._new) and (
+                not fresh or self._cache.append(self._name, self._end, self._encoded(fresh))
+            ):
+                return
+        records = (
+            self._encoded((name,)) if name in self._fresh else (self._stored[name],)
+            for name in sorted(self._new)
+            if name in self._fresh or name in self._stored
+        )
+        self._cache.write(self._name, chain((self._header,), chain.from_iterable(records)))
+
+    def _encoded(self, names: Iterable[str]) -> Iterator[bytes]:
+        for name in names:
             row = _encode(name, self._new[name], self._parts)
             if row is not None:
                 data = marshal.dumps(row, 4)
-                added[name] = len(data).to_bytes(8, "big") + data
-        records: list[bytes | memoryview] = []
-        for name in sorted(self._new):
-            record = added.get(name) or self._stored.get(name)
-            if record is not None:
-                records.append(record)
-        live = sum(map(len, records))
-        if self._end is not None:
-            stored = self._end - len(self._header) + sum(map(len, added.values()))
-            # Nothing new: nothing to add. Otherwise add, unless the pack changed meanwhile.
-            if stored <= 2 * live and (
-                not added or self._cache.append(self._name, self._end, added.values())
-            ):
-                return
-        self._cache.write(self._name, [self._header, *records])
+                yield len(data).to_bytes(8, "big") + data
 
 
 def _read_records(
     data: memoryview, start: int, rows: dict[str, tuple[Any, ...]], stored: dict[str, memoryview]
-) -> int:
-    """Read the pack's records from ``start``; return where its good part ends."""
+) -> tuple[int, int]:
+    """Read the pack's records from ``start``; return where its good part ends, and their count."""
     end = start
+    count = 0
     while len(data) - end >= 8:
         size = int.from_bytes(data[end : end + 8], "big")
         stop = end + 8 + size
@@ -239,7 +248,8 @@ def _read_records(
             rows[row[0]] = row[1:]
             stored[row[0]] = data[end:stop]
         end = stop
-    return end
+        count += 1
+    return end, count
 
 
 def _well_formed(row: object) -> bool:
