@@ -345,3 +345,113 @@ def _size_of_a_pack_for(entries: Path, tmp_path: Path, run_cli: RunCli) -> int:
     cache = tmp_path / "fresh-cache"
     _build(run_cli, entries, tmp_path / "fresh-out", cache, "--allow-changes")
     return next(cache.glob("releases-*")).stat().st_size
+
+
+@pytest.fixture
+def later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file written so far is settled (stamp.py): the cache's clock runs an hour ahead."""
+    from infrafeed import stamp
+
+    real = stamp.now_ns
+    monkeypatch.setattr(stamp, "now_ns", lambda: real() + 3600 * 10**9)
+
+
+@pytest.fixture
+def staged(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files the builds rendered and staged (not the ones they left as they were)."""
+    from infrafeed.publish import Stage
+
+    paths: list[str] = []
+    real = Stage.write_chunks
+
+    def spy(self: Stage, relative: str, chunks: object) -> None:
+        paths.append(relative)
+        real(self, relative, chunks)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Stage, "write_chunks", spy)
+    return paths
+
+
+def _feed_documents(paths: list[str]) -> set[str]:
+    return {p for p in paths if p.endswith(("feed.xml", "atom.xml", "feed.json"))}
+
+
+def test_documents_a_new_release_does_not_touch_are_not_rendered_again(
+    site: Path, tmp_path: Path, run_cli: RunCli, later: None, staged: list[str]
+) -> None:
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _build(run_cli, site, out, cache)
+    everything = _feed_documents(staged)
+    staged.clear()
+    add_release(site, "2026-05-04", 2, 1)  # module 2 (cuda), in a new month
+    _build(run_cli, site, out, cache)
+    rendered = _feed_documents(staged)
+    assert tree(out) == _cold(run_cli, site, tmp_path)
+    # The subscription documents it joins, the archive of the month it closes
+    # (which gains a next-archive link) and its own month's archives.
+    assert rendered == {
+        f"{folder}{name}"
+        for folder in (
+            "",
+            "archive/2026-04/",
+            "archive/2026-05/",
+            "modules/cuda/",
+            "modules/cuda/archive/2026-03/",
+            "modules/cuda/archive/2026-05/",
+        )
+        for name in ("feed.xml", "atom.xml", "feed.json")
+    }
+    assert len(everything - rendered) == len(everything) - 12  # all others left as they were
+    assert not any("2026-01" in p or "2026-02" in p for p in rendered)  # closed months stay
+
+
+def test_a_document_edited_since_is_rendered_again(
+    site: Path, tmp_path: Path, run_cli: RunCli, later: None, staged: list[str]
+) -> None:
+    import os
+
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _build(run_cli, site, out, cache)
+    edited = out / "modules" / "prerequisites" / "archive" / "2026-01" / "atom.xml"
+    before = edited.stat()
+    edited.write_bytes(edited.read_bytes().replace(b"<title>", b"<title>X", 1))
+    os.utime(edited, ns=(before.st_atime_ns, before.st_mtime_ns))  # its mtime kept
+    staged.clear()
+    add_release(site, "2026-05-04", 2, 1)
+    _build(run_cli, site, out, cache)
+    assert "modules/prerequisites/archive/2026-01/atom.xml" in staged
+    assert tree(out) == _cold(run_cli, site, tmp_path)
+
+
+def test_documents_written_just_now_are_not_trusted_to_stay(
+    site: Path, tmp_path: Path, run_cli: RunCli, staged: list[str]
+) -> None:
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _build(run_cli, site, out, cache)
+    everything = _feed_documents(staged)
+    staged.clear()
+    add_release(site, "2026-05-04", 2, 1)
+    _build(run_cli, site, out, cache)  # within the 2.5 s a file's stat may hide a change
+    assert _feed_documents(staged) == everything | {
+        f"{folder}archive/2026-05/{name}"
+        for folder in ("", "modules/cuda/")
+        for name in ("feed.xml", "atom.xml", "feed.json")
+    }
+    assert tree(out) == _cold(run_cli, site, tmp_path)
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_damaged_record_of_documents_only_costs_time(
+    damage: str, site: Path, tmp_path: Path, run_cli: RunCli, later: None, staged: list[str]
+) -> None:
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _build(run_cli, site, out, cache)
+    everything = _feed_documents(staged)
+    (record,) = cache.glob("documents-*")
+    record.write_bytes(DAMAGE[damage](record.read_bytes()))
+    staged.clear()
+    _edit_file(_newest(site), "Bài 1 ngày", "Bài thứ nhất ngày")
+    _build(run_cli, site, out, cache)
+    assert tree(out) == _cold(run_cli, site, tmp_path)
+    if damage != "a flipped byte":  # a flipped digit may still parse, as another record
+        assert _feed_documents(staged) == everything

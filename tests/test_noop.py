@@ -126,16 +126,19 @@ def test_a_build_with_nothing_to_do_reads_no_file(
     assert tree(site.out) == before
 
 
-def test_the_cache_folder_is_tagged_and_holds_one_stamp_and_one_pack(site: Site, run: Run) -> None:
+def test_the_cache_folder_is_tagged_and_holds_a_stamp_a_pack_and_documents(
+    site: Site, run: Run
+) -> None:
     run(site)
     assert (
         (site.cache / TAG).read_bytes().startswith(b"Signature: 8a477f597d28d172789f06886806bc55\n")
     )
     assert len(site.stamps()) == 1
     packs = list(site.cache.glob("releases-*"))  # release_cache.py
-    assert len(packs) == 1
+    documents = list(site.cache.glob("documents-*"))  # keep.py
+    assert len(packs) == len(documents) == 1
     assert sorted(p.name for p in site.cache.iterdir()) == sorted(
-        [TAG, site.stamps()[0].name, packs[0].name]
+        [TAG, site.stamps()[0].name, packs[0].name, documents[0].name]
     )
 
 
@@ -457,7 +460,8 @@ def test_a_full_disk_keeps_the_stamp_as_it_was(
     run(site)
     (path,) = site.stamps()
     (pack,) = site.cache.glob("releases-*")
-    good, good_pack = path.read_bytes(), pack.read_bytes()
+    (documents,) = site.cache.glob("documents-*")
+    good, good_pack, good_documents = path.read_bytes(), pack.read_bytes(), documents.read_bytes()
     edit_entry_keeping_size_and_mtime(site.entries)
     real_write = os.write
 
@@ -470,8 +474,13 @@ def test_a_full_disk_keeps_the_stamp_as_it_was(
     code, stdout, stderr = run(site)
     assert (code, stdout.startswith("wrote ")) == (0, True)
     assert "No space left on device" in stderr
-    assert sorted(site.cache.iterdir()) == sorted([site.cache / TAG, path, pack])  # no temp file
-    assert (path.read_bytes(), pack.read_bytes()) == (good, good_pack)
+    # No temp file, and every file as it was.
+    assert sorted(site.cache.iterdir()) == sorted([site.cache / TAG, path, pack, documents])
+    assert (path.read_bytes(), pack.read_bytes(), documents.read_bytes()) == (
+        good,
+        good_pack,
+        good_documents,
+    )
 
 
 # --- Where the cache is ------------------------------------------------------------

@@ -23,7 +23,9 @@ from .publish import Report, locked, remove_leftovers
 
 if TYPE_CHECKING:
     from .items import Item
+    from .keep import KeptDocuments
     from .loader import ReleaseFile
+    from .publish import FileRecord
     from .release_cache import ReleaseCache
     from .stamp import Watch
     from .websub import Notification
@@ -129,8 +131,12 @@ def _build(
         try:
             # Each document goes to disk as it is rendered, a chunk at a time.
             parts_of = memo.parts_of if memo is not None else None
-            for relative, chunks in render_all(site, specs, items, __version__, parts_of):
-                stage.write_chunks(relative, chunks)
+            kept = _kept_documents(watch, memo, out, previous.files)
+            for relative, chunks in render_all(site, specs, items, __version__, parts_of, kept):
+                if chunks is None:  # as the last build left it: see keep.py
+                    stage.keep(relative, previous.files[relative])
+                else:
+                    stage.write_chunks(relative, chunks)
             # The changelog page comes from the same entries as the feeds: they cannot drift.
             sections = memo.section if memo is not None else None
             for relative, data in page_files(changelog, sections):
@@ -140,6 +146,8 @@ def _build(
             stage.cleanup()
         if memo is not None:
             memo.save()
+        if kept is not None:
+            kept.save(stage.records)
         if watch is not None:
             watch.see_outputs([*report.written, *report.unchanged], manifest_rewritten=True)
         cache_error = _stamp(watch, inputs)
@@ -194,6 +202,17 @@ def _release_cache(watch: Watch | None, entries: Path) -> ReleaseCache | None:
     from .release_cache import ReleaseCache, namespace_of
 
     return ReleaseCache(watch.cache, namespace_of(entries, __version__))
+
+
+def _kept_documents(
+    watch: Watch | None, memo: ReleaseCache | None, out: Path, published: Mapping[str, FileRecord]
+) -> KeptDocuments | None:
+    """Which feed documents may stay as the last build left them (keep.py); None: render all."""
+    if watch is None or memo is None:
+        return None
+    from .keep import KeptDocuments
+
+    return KeptDocuments(watch.cache, out, memo.space, published, memo.source_of)
 
 
 def _stamp(watch: Watch | None, inputs: str) -> str | None:

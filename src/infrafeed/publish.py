@@ -240,6 +240,7 @@ class Stage:
                 "the published output is unchanged"
             ) from None
         self.records: dict[str, FileRecord] = {}
+        self.kept: set[str] = set()  # published files left as they are (keep.py)
 
     def target(self, relative: str) -> Path:
         """The final path of ``relative``, refused if it would leave the output folder."""
@@ -277,6 +278,12 @@ class Stage:
             ) from None
         self.records[relative] = record
 
+    def keep(self, relative: str, record: FileRecord) -> None:
+        """Publish ``relative`` as the file already there, which the caller vouches for."""
+        self.target(relative)  # the same checks as a file written
+        self.records[relative] = record
+        self.kept.add(relative)
+
     def cleanup(self) -> None:
         import shutil
 
@@ -301,7 +308,8 @@ def commit(stage: Stage, previous: Manifest, manifest: Manifest) -> Report:
     written = [
         r
         for r, t in targets.items()
-        if previous.files.get(r, records[r]) != records[r] or _sha256_of(t) != records[r].sha256
+        if r not in stage.kept
+        and (previous.files.get(r, records[r]) != records[r] or _sha256_of(t) != records[r].sha256)
     ]
     unchanged = [r for r in targets if r not in written]
     removed: list[str] = []

@@ -25,9 +25,10 @@ import marshal
 import sys
 import tomllib
 import zoneinfo
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -124,9 +125,14 @@ class ReleaseCache:
         self._old: dict[str, tuple[Any, ...]] = {}
         self._stored: dict[str, memoryview] = {}
         self._end: int | None = None
+        self._records_read = 0
         if data is not None and data.startswith(self._header):
-            self._end = _read_records(memoryview(data), len(self._header), self._old, self._stored)
+            self._end, self._records_read = _read_records(
+                memoryview(data), len(self._header), self._old, self._stored
+            )
+        self.space = space
         self._new: dict[str, Record] = {}
+        self._sources: dict[str, str] = {}  # item id -> its release file, "path\0sha256"
         self._fresh: set[str] = set()  # files whose record this build made
         self._parts: dict[str, ItemParts] = {}
 
@@ -150,6 +156,9 @@ class ReleaseCache:
             record = self._record(site, rf, zone, maker)
             self._new[rf.path] = record
             found.extend(record.items)
+            source = f"{rf.path}\0{rf.digest}"
+            for item in record.items:
+                self._sources[item.id] = source
         return tuple(found)
 
     def _record(
@@ -175,6 +184,10 @@ class ReleaseCache:
             parts = self._parts[item.id] = item_parts(item)
         return parts
 
+    def source_of(self, item: Item) -> str:
+        """The release file ``item`` came from, as "path\0sha256": with the namespace, its bytes."""
+        return self._sources[item.id]
+
     def section(self, rf: ReleaseFile) -> str:
         return self._new[rf.path].section
 
@@ -189,33 +202,38 @@ class ReleaseCache:
         """
         if self._cache is None:
             return
-        added = {}
-        for name in sorted(self._fresh):
+        # Records are encoded as they are written, one at a time: at 100,000
+        # items, all of them at once would weigh as much as the feeds.
+        fresh = sorted(self._fresh)
+        if self._end is not None:
+            # Counted in records: each file's live one, and every one in the pack.
+            stored = self._records_read + len(fresh)
+            # Nothing new: nothing to add. Otherwise add, unless the pack changed meanwhile.
+            if stored <= 2 * len(self._new) and (
+                not fresh or self._cache.append(self._name, self._end, self._encoded(fresh))
+            ):
+                return
+        records = (
+            self._encoded((name,)) if name in self._fresh else (self._stored[name],)
+            for name in sorted(self._new)
+            if name in self._fresh or name in self._stored
+        )
+        self._cache.write(self._name, chain((self._header,), chain.from_iterable(records)))
+
+    def _encoded(self, names: Iterable[str]) -> Iterator[bytes]:
+        for name in names:
             row = _encode(name, self._new[name], self._parts)
             if row is not None:
                 data = marshal.dumps(row, 4)
-                added[name] = len(data).to_bytes(8, "big") + data
-        records: list[bytes | memoryview] = []
-        for name in sorted(self._new):
-            record = added.get(name) or self._stored.get(name)
-            if record is not None:
-                records.append(record)
-        live = sum(map(len, records))
-        if self._end is not None:
-            stored = self._end - len(self._header) + sum(map(len, added.values()))
-            # Nothing new: nothing to add. Otherwise add, unless the pack changed meanwhile.
-            if stored <= 2 * live and (
-                not added or self._cache.append(self._name, self._end, added.values())
-            ):
-                return
-        self._cache.write(self._name, [self._header, *records])
+                yield len(data).to_bytes(8, "big") + data
 
 
 def _read_records(
     data: memoryview, start: int, rows: dict[str, tuple[Any, ...]], stored: dict[str, memoryview]
-) -> int:
-    """Read the pack's records from ``start``; return where its good part ends."""
+) -> tuple[int, int]:
+    """Read the pack's records from ``start``; return where its good part ends, and their count."""
     end = start
+    count = 0
     while len(data) - end >= 8:
         size = int.from_bytes(data[end : end + 8], "big")
         stop = end + 8 + size
@@ -230,7 +248,8 @@ def _read_records(
             rows[row[0]] = row[1:]
             stored[row[0]] = data[end:stop]
         end = stop
-    return end
+        count += 1
+    return end, count
 
 
 def _well_formed(row: object) -> bool:
@@ -281,48 +300,53 @@ def _decode(
 ) -> Record | None:
     """The record of a known file, or None when the row does not have the expected types."""
     digest, keys, rows, rendered, section = row
+    modules = {module.number: module for module in site.modules}
+    kinds = site.kinds
+    width = len(ItemParts._fields)
+    # One test per item rather than one per field: this runs for every item of a build.
     try:
         items = []
         for fields in rows:
             (ident, kind, number, title, link, wall, content, summary, cats, source, html) = fields
-            module = site.module(number) if number is not None else None
-            if number is not None and module is None:
+            module = modules.get(number) if number is not None else None
+            if not (
+                type(ident) is str
+                and kind in kinds
+                and (number is None or module is not None)
+                and type(title) is str
+                and type(link) is str
+                and type(wall) is str
+                and type(content) is str
+                and (summary is None or type(summary) is str)
+                and type(cats) is tuple
+                and all(type(c) is str for c in cats)
+                and type(source) is str
+                and (html is None or type(html) is str)
+            ):
                 return None
+            published = dt.datetime.fromisoformat(wall).replace(tzinfo=zone)
             items.append(
                 Item(
-                    id=_str(ident),
-                    kind=kind,
-                    module=module,
-                    title=_str(title),
-                    link=_str(link),
-                    published=dt.datetime.fromisoformat(wall).replace(tzinfo=zone),
-                    released=rf.date,
-                    content_html=_str(content),
-                    summary=_opt(summary),
-                    categories=tuple(_str(c) for c in cats),
-                    source=_str(source),
-                    summary_html=_opt(html),
+                    ident,
+                    kind,
+                    module,
+                    title,
+                    link,
+                    published,
+                    rf.date,
+                    content,
+                    summary,
+                    cats,
+                    source,
+                    html,
                 )
             )
-        if len(rendered) != len(items) or any(len(p) != len(ItemParts._fields) for p in rendered):
+        if len(rendered) != len(items) or not all(
+            type(p) is tuple and len(p) == width and all(type(b) is bytes for b in p)
+            for p in rendered
+        ):
             return None
-        parts = tuple(ItemParts(*(_bytes(p) for p in four)) for four in rendered)
+        parts = tuple(map(ItemParts._make, rendered))
     except (TypeError, ValueError):
         return None
     return Record(digest, tuple(keys), tuple(items), parts, section)
-
-
-def _str(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError("not a str")
-    return value
-
-
-def _opt(value: object) -> str | None:
-    return None if value is None else _str(value)
-
-
-def _bytes(value: object) -> bytes:
-    if not isinstance(value, bytes):
-        raise TypeError("not bytes")
-    return value

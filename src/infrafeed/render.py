@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from itertools import accumulate
+from operator import itemgetter
 from typing import NamedTuple
 
 from .catalog import document_path, feed_views
@@ -57,23 +59,37 @@ def frames() -> dict[str, Callable[[FeedDocument], Frame]]:
     return {"rss": rss_frame, "atom": atom_frame, "json": json_frame}
 
 
+# Whether the document at a path, with this frame and these items, may stay as it is (keep.py).
+Keep = Callable[[str, Frame, Sequence[Item]], bool]
+
+
 def render_all(
     site: Site,
     specs: Sequence[FeedSpec],
     items: Sequence[Item],
     version: str,
     parts_of: PartsOf | None = None,
-) -> Iterator[tuple[str, Iterable[bytes]]]:
-    """Every output file; ``parts_of`` gives an item's parts (default: render them)."""
+    keep: Keep | None = None,
+) -> Iterator[tuple[str, Iterable[bytes] | None]]:
+    """Every output file; ``parts_of`` gives an item's parts (default: render them).
+
+    A feed document that ``keep`` lets stay comes with None instead of its
+    chunks: it is not rendered, and its file is left as it is.
+    """
     parts = _Once(parts_of or item_parts)
-    histories = yield from _feeds(site, specs, items, version, parts)
+    histories = yield from _feeds(site, specs, items, version, parts, keep)
     for path, data in render_site(site, histories, items, lambda item: parts(item).page.decode()):
         yield path, (data,)
 
 
 def _feeds(
-    site: Site, specs: Sequence[FeedSpec], items: Sequence[Item], version: str, parts: _Once
-) -> Generator[tuple[str, Iterator[bytes]], None, list[FeedHistory]]:
+    site: Site,
+    specs: Sequence[FeedSpec],
+    items: Sequence[Item],
+    version: str,
+    parts: _Once,
+    keep: Keep | None,
+) -> Generator[tuple[str, Iterator[bytes] | None], None, list[FeedHistory]]:
     """Every document of every feed; returns the feeds' histories."""
     frame_of = frames()
     histories = []
@@ -82,7 +98,11 @@ def _feeds(
         history = plan(site, spec, feed.items, feed.size_of)
         for page in history.pages:
             for fmt in FORMATS:
-                yield document_path(page.folder, fmt), feed.chunks(page, fmt)
+                path = document_path(page.folder, fmt)
+                if keep is not None and keep(path, feed.frame(page, fmt), page.items):
+                    yield path, None
+                else:
+                    yield path, feed.chunks(page, fmt)
         histories.append(history)
     return histories
 
@@ -122,11 +142,11 @@ class _Feed:
         # prefix[k][n]: the length of the first n items' parts in FORMATS[k],
         # so the size of any page of the newest items is a look-up.
         self.fields = [ItemParts._fields.index(fmt.name) for fmt in FORMATS]
-        self.prefix: list[array[int]] = [array("q", [0]) for _ in FORMATS]
-        for item in items:
-            got = parts(item)
-            for sums, field in zip(self.prefix, self.fields, strict=True):
-                sums.append(sums[-1] + len(got[field]))
+        listed = [parts(item) for item in items]
+        self.prefix: list[array[int]] = [
+            array("q", accumulate(map(len, map(itemgetter(field), listed)), initial=0))
+            for field in self.fields
+        ]
         self._frames: dict[tuple[object, ...], Frame] = {}
 
     def size_of(self, page: Page) -> int:
