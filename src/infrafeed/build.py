@@ -135,6 +135,9 @@ def _build(
             sections = memo.section if memo is not None else None
             for relative, data in page_files(changelog, sections):
                 stage.write(relative, data)
+            # Items and page are made: the releases' models may go before the parts come.
+            for rf in changelog.releases:
+                rf.forget()
             parts_of = memo.parts_of if memo is not None else None
             kept = _kept_documents(watch, memo, out, previous.files)
             for relative, chunks in render_all(site, specs, items, __version__, parts_of, kept):
