@@ -21,7 +21,7 @@ from lxml import etree
 
 import infrafeed
 from feedcheck import check_tree
-from infrafeed.publish import LOCK, MANIFEST, STAGING_PREFIX
+from infrafeed.outfolder import LOCK, MANIFEST, STAGING_PREFIX
 
 FEED_NAMES = ("feed.xml", "atom.xml", "feed.json")
 ATOM = "{http://www.w3.org/2005/Atom}"

@@ -23,7 +23,8 @@ import pytest
 
 from conftest import SHIPPED_ENTRIES
 from infrafeed.cli import main
-from infrafeed.publish import LOCK, MANIFEST, Manifest
+from infrafeed.outfolder import LOCK, MANIFEST
+from infrafeed.publish import Manifest
 from outputs import (
     FEED_NAMES,
     assert_feeds_valid,

@@ -379,3 +379,18 @@ def test_paths_below_the_entries_folder_are_named_as_relative_to_names_them(
     paths = [Path("/etc/hostname")] if spelled == "/" else sorted(folder.rglob("*"))
     assert paths
     assert [below(folder)(p) for p in paths] == [p.relative_to(folder).as_posix() for p in paths]
+
+
+def test_a_release_let_go_is_read_again_when_asked_for(tmp_path: Path) -> None:
+    import shutil
+
+    from conftest import SMALL_SITE
+
+    entries = tmp_path / "entries"
+    shutil.copytree(SMALL_SITE, entries)
+    changelog = load(entries)
+    before = [rf.release for rf in changelog.releases]
+    for rf in changelog.releases:
+        rf.forget()
+        assert rf._release is None
+    assert [rf.release for rf in changelog.releases] == before

@@ -20,7 +20,8 @@ import pytest
 from conftest import REPO, RunCli
 from infrafeed import cli, render
 from infrafeed.errors import PublishError
-from infrafeed.publish import LOCK, MANIFEST, STAGING_PREFIX, Stage
+from infrafeed.outfolder import LOCK, MANIFEST, STAGING_PREFIX
+from infrafeed.publish import Stage
 from outputs import (
     FEED_NAMES,
     age,

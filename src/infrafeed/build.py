@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import GuardError, InfraFeedError
-from .publish import Report, locked, remove_leftovers
+from .outfolder import Report, locked, remove_leftovers
 
 if TYPE_CHECKING:
     from .items import Item
@@ -130,6 +130,14 @@ def _build(
         stage = Stage(out)
         try:
             # Each document goes to disk as it is rendered, a chunk at a time.
+            # The changelog page comes from the same entries as the feeds: they
+            # cannot drift. Written first, before the items' parts fill memory.
+            sections = memo.section if memo is not None else None
+            for relative, data in page_files(changelog, sections):
+                stage.write(relative, data)
+            # Items and page are made: the releases' models may go before the parts come.
+            for rf in changelog.releases:
+                rf.forget()
             parts_of = memo.parts_of if memo is not None else None
             kept = _kept_documents(watch, memo, out, previous.files)
             for relative, chunks in render_all(site, specs, items, __version__, parts_of, kept):
@@ -137,10 +145,6 @@ def _build(
                     stage.keep(relative, previous.files[relative])
                 else:
                     stage.write_chunks(relative, chunks)
-            # The changelog page comes from the same entries as the feeds: they cannot drift.
-            sections = memo.section if memo is not None else None
-            for relative, data in page_files(changelog, sections):
-                stage.write(relative, data)
             report = commit(stage, previous, Manifest(feeds=feeds, inputs=inputs))
         finally:
             stage.cleanup()

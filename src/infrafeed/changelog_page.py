@@ -65,8 +65,17 @@ def assemble_page(changelog: Changelog, sections: Sequence[str]) -> bytes:
     if site.page.intro:
         intro = inline_markdown(inline.parse(site.page.intro), resolve=_page_reference(site))
         head += [intro, ""]
-    page = "\n".join(head) + "\n" + "\n---\n\n".join(sections)
-    return (page.rstrip("\n") + "\n").encode("utf-8")
+    # Encoded a section at a time and joined once: at 100,000 items the page
+    # is 40 MB, and each whole copy of it as str would weigh twice that.
+    pieces = [("\n".join(head) + "\n").encode()]
+    pieces += [(f"\n---\n\n{s}" if i else s).encode() for i, s in enumerate(sections)]
+    # One newline at the end, however many the last texts had.
+    while pieces and pieces[-1].endswith(b"\n"):
+        pieces[-1] = pieces[-1].rstrip(b"\n")
+        if not pieces[-1]:
+            pieces.pop()
+    pieces.append(b"\n")
+    return b"".join(pieces)
 
 
 def release_section(site: Site, rf: ReleaseFile) -> str:

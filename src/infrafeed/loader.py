@@ -56,7 +56,7 @@ class ReleaseFile:
     content, and its release is read again only if something asks for it.
     """
 
-    __slots__ = ("_release", "_reload", "date", "digest", "parsed", "path", "sequence")
+    __slots__ = ("_release", "_reload", "_vouched", "date", "digest", "parsed", "path", "sequence")
 
     def __init__(
         self,
@@ -68,6 +68,7 @@ class ReleaseFile:
         digest: str = "",
         date: dt.date | None = None,
         reload: Callable[[], Release] | None = None,
+        vouched: bool = False,
     ) -> None:
         if release is None and (reload is None or date is None):
             raise ValueError("a release file needs its release, or its date and a way to read it")
@@ -78,7 +79,8 @@ class ReleaseFile:
         # The nodes of its Markdown texts as validation parsed them: see nodes().
         self.parsed = parsed if parsed is not None else inline.Parsed()
         self._release = release
-        self._reload = reload
+        self._reload = reload  # reads the file again, once its release was let go
+        self._vouched = vouched
 
     @property
     def release(self) -> Release:
@@ -90,7 +92,17 @@ class ReleaseFile:
     @property
     def known(self) -> bool:
         """Whether the build cache vouched for the file (it was not parsed)."""
-        return self._reload is not None
+        return self._vouched
+
+    def forget(self) -> None:
+        """Let the release and its parsed texts go, if the file can be read again.
+
+        A build needs them only until its items and page sections are made;
+        at 100,000 items they weigh more than the items.
+        """
+        if self._reload is not None:
+            self._release = None
+            self.parsed = inline.Parsed()
 
     def nodes(self, text: str) -> tuple[inline.Node, ...]:
         """The inline nodes of one of the release's Markdown texts, without parsing it again.
@@ -153,6 +165,7 @@ def load(
     site = _read_toml(site_path, shown(site_path), problems, entries)
     releases: dict[str, dict[str, Any]] = {}
     read: dict[str, str] = {}  # sha256 of each release file parsed
+    reloaders: dict[str, Callable[[], Release]] = {}
     vouched: list[tuple[ReleaseFile, Sequence[IdKey]]] = []
     for relative, path in _release_paths(entries):
         name = shown(path)
@@ -181,6 +194,7 @@ def load(
                 digest=digest,
                 date=dt.date.fromisoformat(match.group(1)),
                 reload=_reloader(path, name, entries),
+                vouched=True,
             )
             vouched.append((rf, keys))
             continue
@@ -189,7 +203,8 @@ def load(
         if data is not None:
             releases[name] = data
             read[name] = digest
-    return _assemble(site, shown(site_path), releases, problems, read, vouched)
+            reloaders[name] = _reloader(path, name, entries)
+    return _assemble(site, shown(site_path), releases, problems, read, vouched, reloaders)
 
 
 def _reloader(path: Path, name: str, entries: Path) -> Callable[[], Release]:
@@ -243,6 +258,7 @@ def _assemble(
     problems: list[Problem],
     digests: Mapping[str, str] | None = None,
     vouched: Sequence[tuple[ReleaseFile, Sequence[IdKey]]] = (),
+    reloaders: Mapping[str, Callable[[], Release]] | None = None,
 ) -> Changelog:
     site: Site | None = None
     if site_data is not None:
@@ -268,7 +284,11 @@ def _assemble(
             )
             continue
         digest = digests.get(name, "") if digests is not None else ""
-        releases.append(ReleaseFile(name, int(match.group(2) or 1), release, parsed, digest=digest))
+        reload = reloaders.get(name) if reloaders is not None else None
+        rf = ReleaseFile(
+            name, int(match.group(2) or 1), release, parsed, digest=digest, reload=reload
+        )
+        releases.append(rf)
 
     # Files the cache vouched for passed the per-file rules under these same
     # settings; only the rule across files runs again for them.

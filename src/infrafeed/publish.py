@@ -20,20 +20,16 @@ from __future__ import annotations
 # nothing to do only locks, stats and leaves, and must not pay for loading them.
 import contextlib
 import errno
-import fcntl
 import os
 import re
-import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .errors import LockBusy, PublishError
+from .errors import PublishError
+from .outfolder import MANIFEST, STAGING_PREFIX, Report
 
-MANIFEST = ".infrafeed-manifest.json"
-LOCK = ".infrafeed.lock"
-STAGING_PREFIX = ".infrafeed-staging-"
 MANIFEST_VERSION = 1
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -141,18 +137,6 @@ class Manifest:
         ).encode()
 
 
-@dataclass(frozen=True)
-class Report:
-    written: tuple[str, ...]
-    unchanged: tuple[str, ...]
-    removed: tuple[str, ...]
-    kept: tuple[str, ...]  # files of vanished feeds left alone: not ours, or edited since
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.written or self.removed)
-
-
 def safe_relative(name: str) -> PurePosixPath | None:
     """``name`` as a path below a folder, or None if it could lead anywhere else."""
     if not name or "\x00" in name or "\\" in name:
@@ -163,66 +147,6 @@ def safe_relative(name: str) -> PurePosixPath | None:
     if path.as_posix() != name:  # "a//b", "a/", "./a": not how infrafeed names files
         return None
     return path
-
-
-@contextlib.contextmanager
-def locked(out: Path, wait_seconds: float) -> Iterator[None]:
-    """Hold the output folder's lock; a second build waits up to ``wait_seconds``.
-
-    ``flock`` is released by the kernel when the holder dies, so the lock of a
-    killed build never blocks the next one.
-    """
-    path = out / LOCK
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        # O_NOFOLLOW: a symlink planted at the lock's name must not make us
-        # create a file outside the output folder.
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
-    except OSError as exc:
-        raise PublishError(
-            f"{path}: cannot create the output folder's lock: {exc.strerror}"
-        ) from None
-    try:
-        deadline = time.monotonic() + wait_seconds
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise PublishError(
-                        f"{path}: cannot lock the output folder: {exc.strerror}"
-                    ) from None
-                if time.monotonic() >= deadline:
-                    raise LockBusy(
-                        f"{path}: another infrafeed build is running on this output "
-                        f"folder (waited {wait_seconds:g}s); try again later"
-                    ) from None
-                time.sleep(0.05)
-        try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
-
-
-def remove_leftovers(out: Path) -> None:
-    """Remove what killed builds left: staging folders and manifest temp files.
-
-    Only called under the lock, so no other build's staging folder is live.
-    """
-    for path in out.glob(f"{STAGING_PREFIX}*"):
-        if path.is_symlink() or not path.is_dir():
-            with contextlib.suppress(OSError):
-                path.unlink()
-        else:
-            import shutil
-
-            shutil.rmtree(path, ignore_errors=True)
-    for path in out.glob(f"{MANIFEST}.*.tmp"):
-        with contextlib.suppress(OSError):
-            path.unlink()
 
 
 class Stage:

@@ -31,7 +31,7 @@ from pathlib import Path
 from struct import Struct
 
 from .cache import Cache
-from .publish import MANIFEST
+from .outfolder import MANIFEST
 
 try:
     # hashlib would load OpenSSL first: 3-5 ms, a third of what the no-op may cost.
