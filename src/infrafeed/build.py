@@ -106,7 +106,7 @@ def _build(
         from .history import had_archives, late_additions
         from .items import build_items
         from .loader import load
-        from .render import render_all
+        from .render import PartsStore, item_parts, render_all
 
         # With a cache, the release files that did not change are neither parsed
         # nor rendered again: their items, parts and page sections are kept.
@@ -138,18 +138,21 @@ def _build(
             # Items and page are made: the releases' models may go before the parts come.
             for rf in changelog.releases:
                 rf.forget()
-            parts_of = memo.parts_of if memo is not None else None
             kept = _kept_documents(watch, memo, out, previous.files)
-            for relative, chunks in render_all(site, specs, items, __version__, parts_of, kept):
-                if chunks is None:  # as the last build left it: see keep.py
-                    stage.keep(relative, previous.files[relative])
-                else:
-                    stage.write_chunks(relative, chunks)
-            report = commit(stage, previous, Manifest(feeds=feeds, inputs=inputs))
+            # Each item's parts are rendered once, into files beside the staged ones.
+            with PartsStore(memo.parts_of if memo is not None else item_parts, stage.dir) as store:
+                for relative, chunks in render_all(
+                    site, specs, items, __version__, keep=kept, store=store
+                ):
+                    if chunks is None:  # as the last build left it: see keep.py
+                        stage.keep(relative, previous.files[relative])
+                    else:
+                        stage.write_chunks(relative, chunks)
+                report = commit(stage, previous, Manifest(feeds=feeds, inputs=inputs))
+                if memo is not None:
+                    memo.save(store.get)
         finally:
             stage.cleanup()
-        if memo is not None:
-            memo.save()
         if kept is not None:
             kept.save(stage.records)
         if watch is not None:

@@ -10,7 +10,7 @@ lengths of its parts without writing it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 
@@ -27,17 +27,17 @@ class Frame(NamedTuple):
         return len(self.head) + parts_size + len(self.separator) * (count - 1) + len(self.tail)
 
 
-def chunks(frame: Frame, parts: Sequence[bytes]) -> Iterator[bytes]:
+def chunks(frame: Frame, parts: Iterable[bytes]) -> Iterator[bytes]:
     """The document's bytes in order, a part at a time: nothing is joined."""
-    if not parts:
+    listed = iter(parts)
+    first = next(listed, None)
+    if first is None:
         yield frame.empty
         return
     yield frame.head
-    if frame.separator:
-        yield parts[0]
-        for part in parts[1:]:
+    yield first
+    for part in listed:
+        if frame.separator:
             yield frame.separator
-            yield part
-    else:
-        yield from parts
+        yield part
     yield frame.tail

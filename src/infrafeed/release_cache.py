@@ -25,7 +25,7 @@ import marshal
 import sys
 import tomllib
 import zoneinfo
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from itertools import chain
@@ -178,11 +178,13 @@ class ReleaseCache:
         return Record(rf.digest, tuple(release_keys(rf)), items, (), release_section(site, rf))
 
     def parts_of(self, item: Item) -> ItemParts:
-        """The item's parts, rendered once per build and kept for the next."""
+        """The item's parts: a known file's from its record, a new file's rendered.
+
+        A new item's parts are not kept here: :meth:`save` asks for them again
+        (render.PartsStore keeps them out of memory until then).
+        """
         parts = self._parts.get(item.id)
-        if parts is None:
-            parts = self._parts[item.id] = item_parts(item)
-        return parts
+        return parts if parts is not None else item_parts(item)
 
     def source_of(self, item: Item) -> str:
         """The release file ``item`` came from, as "path\0sha256": with the namespace, its bytes."""
@@ -191,7 +193,7 @@ class ReleaseCache:
     def section(self, rf: ReleaseFile) -> str:
         return self._new[rf.path].section
 
-    def save(self) -> None:
+    def save(self, parts_of: Callable[[Item], ItemParts]) -> None:
         """Keep this build's records for the next build.
 
         New records are added at the end of the pack, where they override a
@@ -210,19 +212,22 @@ class ReleaseCache:
             stored = self._records_read + len(fresh)
             # Nothing new: nothing to add. Otherwise add, unless the pack changed meanwhile.
             if stored <= 2 * len(self._new) and (
-                not fresh or self._cache.append(self._name, self._end, self._encoded(fresh))
+                not fresh
+                or self._cache.append(self._name, self._end, self._encoded(fresh, parts_of))
             ):
                 return
         records = (
-            self._encoded((name,)) if name in self._fresh else (self._stored[name],)
+            self._encoded((name,), parts_of) if name in self._fresh else (self._stored[name],)
             for name in sorted(self._new)
             if name in self._fresh or name in self._stored
         )
         self._cache.write(self._name, chain((self._header,), chain.from_iterable(records)))
 
-    def _encoded(self, names: Iterable[str]) -> Iterator[bytes]:
+    def _encoded(
+        self, names: Iterable[str], parts_of: Callable[[Item], ItemParts]
+    ) -> Iterator[bytes]:
         for name in names:
-            row = _encode(name, self._new[name], self._parts)
+            row = _encode(name, self._new[name], parts_of)
             if row is not None:
                 data = marshal.dumps(row, 4)
                 yield len(data).to_bytes(8, "big") + data
@@ -268,15 +273,14 @@ def _well_formed(row: object) -> bool:
     )
 
 
-def _encode(name: str, record: Record, parts: Mapping[str, ItemParts]) -> tuple[Any, ...] | None:
-    """A record as marshal data, or None if an item's parts were never rendered."""
+def _encode(
+    name: str, record: Record, parts_of: Callable[[Item], ItemParts]
+) -> tuple[Any, ...] | None:
+    """A record as marshal data."""
     rows = []
     rendered = []
     for item in record.items:
-        found = parts.get(item.id)
-        if found is None:
-            return None
-        rendered.append(tuple(found))
+        rendered.append(tuple(parts_of(item)))
         rows.append(
             (
                 item.id,

@@ -14,10 +14,12 @@ feed and the item's module feed both show it; whether a feed fits
 
 from __future__ import annotations
 
+import os
+import tempfile
 from array import array
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from itertools import accumulate
-from operator import itemgetter
+from pathlib import Path
 from typing import NamedTuple
 
 from .catalog import document_path, feed_views
@@ -70,16 +72,27 @@ def render_all(
     version: str,
     parts_of: PartsOf | None = None,
     keep: Keep | None = None,
+    store: PartsStore | None = None,
 ) -> Iterator[tuple[str, Iterable[bytes] | None]]:
     """Every output file; ``parts_of`` gives an item's parts (default: render them).
+
+    The parts are kept in ``store`` (by default one of this call's own), so
+    that a caller can read them after the documents are written.
 
     A feed document that ``keep`` lets stay comes with None instead of its
     chunks: it is not rendered, and its file is left as it is.
     """
-    parts = _Once(parts_of or item_parts)
-    histories = yield from _feeds(site, specs, items, version, parts, keep)
-    for path, data in render_site(site, histories, items, lambda item: parts(item).page.decode()):
-        yield path, (data,)
+    parts = store if store is not None else PartsStore(parts_of or item_parts)
+    try:
+        histories = yield from _feeds(site, specs, items, version, parts, keep)
+        page = ItemParts._fields.index("page")
+        for path, data in render_site(
+            site, histories, items, lambda item: parts.part(item, page).decode()
+        ):
+            yield path, (data,)
+    finally:
+        if store is None:
+            parts.close()
 
 
 def _feeds(
@@ -87,7 +100,7 @@ def _feeds(
     specs: Sequence[FeedSpec],
     items: Sequence[Item],
     version: str,
-    parts: _Once,
+    parts: PartsStore,
     keep: Keep | None,
 ) -> Generator[tuple[str, Iterator[bytes] | None], None, list[FeedHistory]]:
     """Every document of every feed; returns the feeds' histories."""
@@ -107,20 +120,71 @@ def _feeds(
     return histories
 
 
-class _Once:
-    """Each item's parts, fetched once per build and kept for every feed that shows it."""
+class PartsStore:
+    """Each item's parts, fetched once per build and kept in files rather than in memory.
 
-    def __init__(self, parts_of: PartsOf) -> None:
+    An item's parts serve the all-items feed, its module's feed, its module
+    page and the build cache's pack; at 100,000 items they weigh about 440 MB,
+    which kept in memory from the first feed to the last made a build's peak.
+    They are written, a file per format, to unnamed temporary files as they
+    are fetched, and read back with ``pread`` a part at a time.
+    """
+
+    def __init__(self, parts_of: PartsOf, folder: Path | None = None) -> None:
         self._parts_of = parts_of
-        # By identity: every feed selects from the same item objects. The item
-        # is kept with its parts so that its id cannot be reused meanwhile.
-        self._known: dict[int, tuple[Item, ItemParts]] = {}
+        fields = len(ItemParts._fields)
+        # Closed by close(): the store outlives any one with-block of its owner.
+        self._files = [tempfile.TemporaryFile(dir=folder) for _ in range(fields)]  # noqa: SIM115
+        self._ends = [0] * fields
+        self._dirty = False
+        # By identity: every feed selects from the same item objects; each
+        # is kept so that its id() cannot be reused meanwhile.
+        self._slots: dict[int, int] = {}
+        self._items: list[Item] = []
+        self._offsets = [array("q") for _ in range(fields)]
+        self._lengths = [array("q") for _ in range(fields)]
 
-    def __call__(self, item: Item) -> ItemParts:
-        found = self._known.get(id(item))
-        if found is None:
-            found = self._known[id(item)] = (item, self._parts_of(item))
-        return found[1]
+    def _slot(self, item: Item) -> int:
+        slot = self._slots.get(id(item))
+        if slot is None:
+            parts = self._parts_of(item)
+            for field, data in enumerate(parts):
+                self._offsets[field].append(self._ends[field])
+                self._lengths[field].append(len(data))
+                self._files[field].write(data)
+                self._ends[field] += len(data)
+            self._dirty = True
+            slot = self._slots[id(item)] = len(self._items)
+            self._items.append(item)
+        return slot
+
+    def length(self, item: Item, field: int) -> int:
+        return self._lengths[field][self._slot(item)]
+
+    def part(self, item: Item, field: int) -> bytes:
+        slot = self._slot(item)
+        if self._dirty:
+            for handle in self._files:
+                handle.flush()
+            self._dirty = False
+        size = self._lengths[field][slot]
+        data = os.pread(self._files[field].fileno(), size, self._offsets[field][slot])
+        if len(data) != size:
+            raise OSError(f"a temporary file of the build lost data ({len(data)} of {size} bytes)")
+        return data
+
+    def get(self, item: Item) -> ItemParts:
+        return ItemParts(*(self.part(item, field) for field in range(len(ItemParts._fields))))
+
+    def close(self) -> None:
+        for handle in self._files:
+            handle.close()
+
+    def __enter__(self) -> PartsStore:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
 
 class _Feed:
@@ -132,7 +196,7 @@ class _Feed:
         spec: FeedSpec,
         version: str,
         items: tuple[Item, ...],
-        parts: _Once,
+        parts: PartsStore,
         frame_of: dict[str, Callable[[FeedDocument], Frame]],
     ) -> None:
         self.site, self.spec, self.version = site, spec, version
@@ -142,9 +206,8 @@ class _Feed:
         # prefix[k][n]: the length of the first n items' parts in FORMATS[k],
         # so the size of any page of the newest items is a look-up.
         self.fields = [ItemParts._fields.index(fmt.name) for fmt in FORMATS]
-        listed = [parts(item) for item in items]
         self.prefix: list[array[int]] = [
-            array("q", accumulate(map(len, map(itemgetter(field), listed)), initial=0))
+            array("q", accumulate((parts.length(item, field) for item in items), initial=0))
             for field in self.fields
         ]
         self._frames: dict[tuple[object, ...], Frame] = {}
@@ -164,10 +227,9 @@ class _Feed:
 
     def chunks(self, page: Page, fmt: Format) -> Iterator[bytes]:
         field = self.fields[FORMATS.index(fmt)]
-        # Listed now, not when the chunks are read: a caller may read them after
-        # the build has let the items' parts go.
-        listed = [self.parts(item)[field] for item in page.items]
-        return chunks(self.frame(page, fmt), listed)
+        # Read as they are written: a document is never whole in memory.
+        parts = self.parts
+        return chunks(self.frame(page, fmt), (parts.part(item, field) for item in page.items))
 
     def frame(self, page: Page, fmt: Format) -> Frame:
         """The page's frame in ``fmt``, rendered once: it depends on all but the items."""
