@@ -140,7 +140,11 @@ def _build(
                 rf.forget()
             kept = _kept_documents(watch, memo, out, previous.files)
             # Each item's parts are rendered once, into files beside the staged ones.
-            with PartsStore(memo.parts_of if memo is not None else item_parts, stage.dir) as store:
+            with PartsStore(
+                memo.parts_of if memo is not None else item_parts,
+                stage.dir,
+                memo.known_parts if memo is not None else None,
+            ) as store:
                 for relative, chunks in render_all(
                     site, specs, items, __version__, keep=kept, store=store
                 ):

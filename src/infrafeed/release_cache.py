@@ -177,6 +177,10 @@ class ReleaseCache:
         items = tuple(maker.items(rf))
         return Record(rf.digest, tuple(release_keys(rf)), items, (), release_section(site, rf))
 
+    def known_parts(self, item: Item) -> ItemParts | None:
+        """The item's parts if its file's record holds them (they are in memory already)."""
+        return self._parts.get(item.id)
+
     def parts_of(self, item: Item) -> ItemParts:
         """The item's parts: a known file's from its record, a new file's rendered.
 

@@ -130,8 +130,17 @@ class PartsStore:
     are fetched, and read back with ``pread`` a part at a time.
     """
 
-    def __init__(self, parts_of: PartsOf, folder: Path | None = None) -> None:
+    def __init__(
+        self,
+        parts_of: PartsOf,
+        folder: Path | None = None,
+        resident: Callable[[Item], ItemParts | None] | None = None,
+    ) -> None:
         self._parts_of = parts_of
+        # Parts already in memory (a build cache's, read from its pack): used
+        # where they are, not copied to the files.
+        self._resident_of = resident
+        self._resident: dict[int, ItemParts] = {}
         fields = len(ItemParts._fields)
         # Closed by close(): the store outlives any one with-block of its owner.
         self._files = [tempfile.TemporaryFile(dir=folder) for _ in range(fields)]  # noqa: SIM115
@@ -147,6 +156,15 @@ class PartsStore:
     def _slot(self, item: Item) -> int:
         slot = self._slots.get(id(item))
         if slot is None:
+            held = self._resident_of(item) if self._resident_of is not None else None
+            if held is not None:
+                slot = self._slots[id(item)] = len(self._items)
+                self._items.append(item)
+                self._resident[slot] = held
+                for field, data in enumerate(held):
+                    self._offsets[field].append(-1)
+                    self._lengths[field].append(len(data))
+                return slot
             parts = self._parts_of(item)
             for field, data in enumerate(parts):
                 self._offsets[field].append(self._ends[field])
@@ -163,6 +181,9 @@ class PartsStore:
 
     def part(self, item: Item, field: int) -> bytes:
         slot = self._slot(item)
+        held = self._resident.get(slot)
+        if held is not None:
+            return held[field]
         if self._dirty:
             for handle in self._files:
                 handle.flush()
