@@ -129,9 +129,8 @@ def _build(
 
         stage = Stage(out)
         try:
-            # Each document goes to disk as it is rendered, a chunk at a time.
             # The changelog page comes from the same entries as the feeds: they
-            # cannot drift. Written first, before the items' parts fill memory.
+            # cannot drift. Written first, before the items' parts are rendered.
             sections = memo.section if memo is not None else None
             for relative, data in page_files(changelog, sections):
                 stage.write(relative, data)
@@ -139,7 +138,8 @@ def _build(
             for rf in changelog.releases:
                 rf.forget()
             kept = _kept_documents(watch, memo, out, previous.files)
-            # Each item's parts are rendered once, into files beside the staged ones.
+            # Each item's parts are rendered once, into files beside the staged ones;
+            # each document goes to disk as it is rendered, a chunk at a time.
             with PartsStore(
                 memo.parts_of if memo is not None else item_parts,
                 stage.dir,

@@ -88,10 +88,7 @@ class Cache:
                 return False  # rewritten or added to since it was read
             os.lseek(fd, at, os.SEEK_SET)
             try:
-                for chunk in chunks:
-                    view = memoryview(chunk)
-                    while view:
-                        view = view[os.write(fd, view) :]
+                _write_all(fd, chunks)
             except OSError:
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, at)
@@ -132,10 +129,7 @@ def _replace(path: Path, chunks: Iterable[bytes | memoryview]) -> None:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(temp, flags, 0o666)
         try:
-            for chunk in chunks:
-                view = memoryview(chunk)
-                while view:
-                    view = view[os.write(fd, view) :]
+            _write_all(fd, chunks)
         finally:
             os.close(fd)
         temp.replace(path)
@@ -143,3 +137,10 @@ def _replace(path: Path, chunks: Iterable[bytes | memoryview]) -> None:
         with contextlib.suppress(OSError):
             temp.unlink()
         raise
+
+
+def _write_all(fd: int, chunks: Iterable[bytes | memoryview]) -> None:
+    for chunk in chunks:
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(fd, view) :]

@@ -111,15 +111,15 @@ class ReleaseCache:
     """One build's view of the pack: records to reuse, and the records of this build.
 
     ``known`` answers the loader; ``items``, ``parts_of`` and ``section`` give a
-    known file's records and compute (and keep) a new file's; ``save`` writes
-    this build's pack.
+    known file's records and compute a new file's; ``save`` writes this
+    build's records to the pack.
     """
 
-    def __init__(self, cache: Cache | None, space: str) -> None:
+    def __init__(self, cache: Cache, space: str) -> None:
         self._cache = cache
         self._name = f"releases-{space[:32]}"
         self._header = _MAGIC + space.encode() + b"\n"
-        data = cache.read(self._name) if cache is not None else None
+        data = cache.read(self._name)
         # The pack as read: each file's last record, decoded and as stored, and
         # where its good part ends (None: no pack of this namespace to add to).
         self._old: dict[str, tuple[Any, ...]] = {}
@@ -206,8 +206,6 @@ class ReleaseCache:
         namespace or when records no build asks for would outweigh the rest;
         then it replaces the old one in one step (cache.py).
         """
-        if self._cache is None:
-            return
         # Records are encoded as they are written, one at a time: at 100,000
         # items, all of them at once would weigh as much as the feeds.
         fresh = sorted(self._fresh)
@@ -231,10 +229,8 @@ class ReleaseCache:
         self, names: Iterable[str], parts_of: Callable[[Item], ItemParts]
     ) -> Iterator[bytes]:
         for name in names:
-            row = _encode(name, self._new[name], parts_of)
-            if row is not None:
-                data = marshal.dumps(row, 4)
-                yield len(data).to_bytes(8, "big") + data
+            data = marshal.dumps(_encode(name, self._new[name], parts_of), 4)
+            yield len(data).to_bytes(8, "big") + data
 
 
 def _read_records(
@@ -277,9 +273,7 @@ def _well_formed(row: object) -> bool:
     )
 
 
-def _encode(
-    name: str, record: Record, parts_of: Callable[[Item], ItemParts]
-) -> tuple[Any, ...] | None:
+def _encode(name: str, record: Record, parts_of: Callable[[Item], ItemParts]) -> tuple[Any, ...]:
     """A record as marshal data."""
     rows = []
     rendered = []

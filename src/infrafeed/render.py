@@ -76,8 +76,9 @@ def render_all(
 ) -> Iterator[tuple[str, Iterable[bytes] | None]]:
     """Every output file; ``parts_of`` gives an item's parts (default: render them).
 
-    The parts are kept in ``store`` (by default one of this call's own), so
-    that a caller can read them after the documents are written.
+    The parts are kept in ``store``, if given (then ``parts_of`` is not used:
+    the store has its own), so that a caller can read them after the
+    documents are written; otherwise in a store of this call's own.
 
     A feed document that ``keep`` lets stay comes with None instead of its
     chunks: it is not rendered, and its file is left as it is.
