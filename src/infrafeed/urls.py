@@ -16,6 +16,8 @@ _CONTROL = re.compile("[\x00-\x1f\x7f]")
 # already-encoded URL is not encoded twice.
 _SAFE_PATH = "/%:@!$&'()*+,;=-._~"
 _SAFE_QUERY = _SAFE_PATH + "?"
+# ...but a "%" that starts no escape is a character of its own: it is encoded.
+_STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
 def check_reference(value: str) -> str | None:
@@ -82,8 +84,12 @@ def encode(url: str) -> str:
         (
             parts.scheme.lower(),
             netloc,
-            quote(parts.path, safe=_SAFE_PATH),
-            quote(parts.query, safe=_SAFE_QUERY),
-            quote(parts.fragment, safe=_SAFE_QUERY),
+            _quote(parts.path, _SAFE_PATH),
+            _quote(parts.query, _SAFE_QUERY),
+            _quote(parts.fragment, _SAFE_QUERY),
         )
     )
+
+
+def _quote(text: str, safe: str) -> str:
+    return _STRAY_PERCENT.sub("%25", quote(text, safe=safe))
