@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import RunCli
+from infrafeed.items import Item
 from outputs import tree
 from sitebuilder import add_release, write_site
 
@@ -456,3 +457,54 @@ def test_a_damaged_record_of_documents_only_costs_time(
     assert tree(out) == _cold(run_cli, site, tmp_path)
     if damage != "a flipped byte":  # a flipped digit may still parse, as another record
         assert _feed_documents(staged) == everything
+
+
+def _items_through_the_cache(entries: Path, cache: Path) -> tuple[Item, ...]:
+    """The items as a rebuild with ``cache`` gets them (build.py's own steps)."""
+    from infrafeed import __version__
+    from infrafeed.build import inputs_digest
+    from infrafeed.cache import Cache
+    from infrafeed.loader import load
+    from infrafeed.release_cache import ReleaseCache, namespace_of
+
+    memo = ReleaseCache(Cache(cache), namespace_of(entries, __version__))
+    hashed: dict[str, str] = {}
+    inputs_digest(entries, hashed)
+    changelog = load(entries, known=memo.known, digests=hashed)
+    assert all(rf.known for rf in changelog.releases)
+    items = memo.items(changelog)
+    for rf in changelog.releases:
+        rf.forget()  # as a build does: the text must come back from the file
+    return items
+
+
+def test_an_unchanged_items_text_is_made_again_from_its_file(
+    site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """The pack keeps no text; an item's text, if asked for, is what a cold build makes."""
+    from infrafeed.items import TEXT_FIELDS, build_items
+    from infrafeed.loader import load
+
+    cache = tmp_path / "cache"
+    _build(run_cli, site, tmp_path / "out", cache)
+    items = _items_through_the_cache(site, cache)
+    assert items and all("title" not in vars(item) for item in items)  # deferred, not decoded
+    assert items == build_items(load(site))  # every field compared: the text is made now
+    assert all(set(TEXT_FIELDS) <= set(vars(item)) for item in items)
+
+
+def test_a_file_changed_during_the_build_is_not_read_for_its_text(
+    site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    from infrafeed.errors import DataError
+
+    cache = tmp_path / "cache"
+    _build(run_cli, site, tmp_path / "out", cache)
+    items = _items_through_the_cache(site, cache)
+    newest = _newest(site)
+    _edit_file(newest, "Bài 1 ngày", "Bài thứ nhất ngày")
+    first = next(item for item in items if f"/{newest.name} " in item.source)
+    with pytest.raises(DataError) as caught:
+        first.title  # noqa: B018 - reading it is the test
+    [problem] = caught.value.problems
+    assert problem.path.endswith(newest.name) and "changed during the build" in problem.message

@@ -104,7 +104,7 @@ def test_the_page_is_its_release_sections_joined(entries: Path) -> None:
     changelog = load(entries)
     sections = [release_section(changelog.site, rf) for rf in changelog.releases]
     page = render_page(changelog)
-    assert assemble_page(changelog, sections) == page
+    assert assemble_page(changelog, [s.encode() for s in sections]) == page
     text = page.decode("utf-8")
     assert text[text.index("\n## ") + 1 :] == "\n---\n\n".join(sections)
     for section in sections:

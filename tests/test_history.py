@@ -276,6 +276,7 @@ def test_plan_partitions_any_feed(months: list[int], max_items: int, max_bytes: 
                     None,
                     (),
                     "",
+                    None,
                 )
             )
 

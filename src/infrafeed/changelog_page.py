@@ -32,12 +32,12 @@ from .page_markdown import inline_markdown, link_destination, plain_markdown
 
 
 def page_files(
-    changelog: Changelog, sections: Callable[[ReleaseFile], str] | None = None
+    changelog: Changelog, sections: Callable[[ReleaseFile], bytes] | None = None
 ) -> tuple[tuple[str, bytes], ...]:
     """The page as ``(path below the output folder, bytes)``; nothing when it is turned off.
 
-    ``sections`` gives a release's section (a build cache's kept one); by
-    default each is written by :func:`release_section`.
+    ``sections`` gives a release's section, UTF-8 (a build cache's kept one);
+    by default each is written by :func:`release_section`.
     """
     settings = changelog.site.page
     if not settings.enabled:
@@ -51,11 +51,13 @@ def page_files(
 def render_page(changelog: Changelog) -> bytes:
     """The page: front matter, intro, then one :func:`release_section` per release."""
     site = changelog.site
-    return assemble_page(changelog, [release_section(site, rf) for rf in changelog.releases])
+    return assemble_page(
+        changelog, [release_section(site, rf).encode() for rf in changelog.releases]
+    )
 
 
-def assemble_page(changelog: Changelog, sections: Sequence[str]) -> bytes:
-    """The page around ``sections``, one per release of ``changelog`` and in its order.
+def assemble_page(changelog: Changelog, sections: Sequence[bytes]) -> bytes:
+    """The page around ``sections`` (UTF-8), one per release of ``changelog`` and in its order.
 
     A build cache passes the sections it kept for the releases that did not
     change; whatever spans releases (the front matter's date) comes from here.
@@ -65,10 +67,11 @@ def assemble_page(changelog: Changelog, sections: Sequence[str]) -> bytes:
     if site.page.intro:
         intro = inline_markdown(inline.parse(site.page.intro), resolve=_page_reference(site))
         head += [intro, ""]
-    # Encoded a section at a time and joined once: at 100,000 items the page
-    # is 40 MB, and each whole copy of it as str would weigh twice that.
+    # Sections come encoded and are joined once: at 100,000 items the page is
+    # 40 MB, and each whole copy of it as str would weigh twice that. A build
+    # cache keeps them as bytes, so a rebuild neither decodes nor encodes them.
     pieces = [("\n".join(head) + "\n").encode()]
-    pieces += [(f"\n---\n\n{s}" if i else s).encode() for i, s in enumerate(sections)]
+    pieces += [b"\n---\n\n" + s if i else s for i, s in enumerate(sections)]
     # One newline at the end, however many the last texts had.
     while pieces and pieces[-1].endswith(b"\n"):
         pieces[-1] = pieces[-1].rstrip(b"\n")

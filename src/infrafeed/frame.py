@@ -10,7 +10,7 @@ lengths of its parts without writing it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 
@@ -27,17 +27,21 @@ class Frame(NamedTuple):
         return len(self.head) + parts_size + len(self.separator) * (count - 1) + len(self.tail)
 
 
-def chunks(frame: Frame, parts: Iterable[bytes]) -> Iterator[bytes]:
-    """The document's bytes in order, a part at a time: nothing is joined."""
-    listed = iter(parts)
-    first = next(listed, None)
-    if first is None:
-        yield frame.empty
-        return
-    yield frame.head
-    yield first
-    for part in listed:
-        if frame.separator:
-            yield frame.separator
-        yield part
-    yield frame.tail
+def chunks(frame: Frame, blocks: Iterable[Sequence[bytes]]) -> Iterator[bytes]:
+    """The document's bytes in order, a block of parts at a time: never the whole of it.
+
+    Each block of parts is joined by C code in one go: at 10,000 items, a
+    Python step per part and separator was most of writing a feed.
+    """
+    separator = frame.separator
+    started = False
+    for block in blocks:
+        if not block:
+            continue
+        if started:
+            yield separator + separator.join(block)
+        else:
+            yield frame.head
+            yield separator.join(block)
+            started = True
+    yield frame.tail if started else frame.empty

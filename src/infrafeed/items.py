@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from . import inline
@@ -26,6 +27,11 @@ from .urls import absolute
 _RELEASE_HOUR = 12
 
 
+# What an item says, as opposed to where it belongs: only renderers read these.
+TEXT_FIELDS = ("title", "link", "content_html", "summary", "categories", "summary_html")
+TextOf = Callable[[], tuple[Any, ...]]  # an item's TEXT_FIELDS, in that order
+
+
 @dataclass(frozen=True)
 class Item:
     id: str  # RFC 4151 tag URI, the same in every format, forever
@@ -39,7 +45,40 @@ class Item:
     summary: str | None  # plain text
     categories: tuple[str, ...]
     source: str  # "entries/2026/2026-11-07.toml groups[1].articles[2]", for messages
-    summary_html: str | None = None  # the summary as safe inline HTML (code, links), for pages
+    summary_html: str | None  # the summary as safe inline HTML (code, links), for pages
+
+    @classmethod
+    def deferred(
+        cls,
+        id: str,
+        kind: Kind,
+        module: Module | None,
+        published: dt.datetime,
+        released: dt.date,
+        source: str,
+        text_of: TextOf,
+    ) -> Item:
+        """An item whose text (TEXT_FIELDS) is made by ``text_of`` when first read.
+
+        A build cache knows an unchanged item's parts already rendered, so
+        nothing reads its text; at 10,000 items, decoding it anyway was a
+        tenth of a rebuild. Once made, the item is like any other.
+        """
+        item = object.__new__(cls)
+        fields = item.__dict__  # frozen: set as dataclasses' own __init__ does, past __setattr__
+        fields.update(id=id, kind=kind, module=module, published=published, released=released)
+        fields.update(source=source, _text_of=text_of)
+        return item
+
+    if not TYPE_CHECKING:  # typed as the fields above; only deferred items get here
+
+        def __getattr__(self, name: str) -> Any:
+            text_of = self.__dict__.get("_text_of")
+            if text_of is None or name not in TEXT_FIELDS:
+                raise AttributeError(f"'Item' object has no attribute '{name}'")
+            self.__dict__.update(zip(TEXT_FIELDS, text_of(), strict=True))
+            del self.__dict__["_text_of"]
+            return self.__dict__[name]
 
 
 def build_items(changelog: Changelog) -> tuple[Item, ...]:

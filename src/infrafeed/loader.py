@@ -193,7 +193,7 @@ def load(
                 int(match.group(2) or 1),
                 digest=digest,
                 date=dt.date.fromisoformat(match.group(1)),
-                reload=_reloader(path, name, entries),
+                reload=_reloader(path, name, entries, digest),
                 vouched=True,
             )
             vouched.append((rf, keys))
@@ -203,14 +203,20 @@ def load(
         if data is not None:
             releases[name] = data
             read[name] = digest
-            reloaders[name] = _reloader(path, name, entries)
+            reloaders[name] = _reloader(path, name, entries, digest)
     return _assemble(site, shown(site_path), releases, problems, read, vouched, reloaders)
 
 
-def _reloader(path: Path, name: str, entries: Path) -> Callable[[], Release]:
+def _reloader(path: Path, name: str, entries: Path, digest: str) -> Callable[[], Release]:
+    """Read the file again, as it was when the build first read it (``digest``), or fail."""
+
     def reload() -> Release:
         problems: list[Problem] = []
         raw = _read_bytes(path, name, problems, entries)
+        if raw is not None and hashlib.sha256(raw).hexdigest() != digest:
+            # What the build made from it so far came from other bytes.
+            problems.append(Problem(name, "(file)", "changed during the build; build again"))
+            raw = None
         data = _parse_toml(raw, name, problems) if raw is not None else None
         release = _validate(Release, data, name, problems) if data is not None else None
         if release is None:

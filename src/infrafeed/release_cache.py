@@ -27,18 +27,19 @@ import tomllib
 import zoneinfo
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from importlib import resources
 from itertools import chain
 from pathlib import Path
 from typing import Any
 
 from .cache import Cache
-from .items import Item, ItemMaker
+from .items import TEXT_FIELDS, Item, ItemMaker
 from .loader import SITE_FILE, Changelog, IdKey, ReleaseFile, release_keys
 from .models import Site
 from .render import ItemParts, item_parts
 
-FORMAT = 2  # of the records below; a new format is a new namespace
+FORMAT = 4  # of the records below; a new format is a new namespace
 _MAGIC = b"infrafeed-releases 1\n"
 # Whose versions decide what a release file gives: a new release of any of them is a new namespace.
 _LIBRARIES = ("pydantic", "pydantic-core", "feedgen", "lxml", "tomli", "python-dateutil")
@@ -104,7 +105,7 @@ class Record:
     keys: tuple[IdKey, ...]
     items: tuple[Item, ...]
     parts: tuple[ItemParts, ...]
-    section: str
+    section: bytes  # UTF-8: the page is written as bytes (changelog_page.assemble_page)
 
 
 class ReleaseCache:
@@ -151,9 +152,10 @@ class ReleaseCache:
         site = changelog.site
         zone = zoneinfo.ZoneInfo(site.timezone)
         maker = ItemMaker(site)
+        text_of = _TextMaker(maker)
         found: list[Item] = []
         for rf in changelog.releases:
-            record = self._record(site, rf, zone, maker)
+            record = self._record(site, rf, zone, maker, text_of)
             self._new[rf.path] = record
             found.extend(record.items)
             source = f"{rf.path}\0{rf.digest}"
@@ -162,11 +164,16 @@ class ReleaseCache:
         return tuple(found)
 
     def _record(
-        self, site: Site, rf: ReleaseFile, zone: zoneinfo.ZoneInfo, maker: ItemMaker
+        self,
+        site: Site,
+        rf: ReleaseFile,
+        zone: zoneinfo.ZoneInfo,
+        maker: ItemMaker,
+        text_of: _TextMaker,
     ) -> Record:
         row = self._old.get(rf.path) if rf.known else None
         if row is not None:
-            record = _decode(row, site, rf, zone)
+            record = _decode(row, site, rf, zone, text_of)
             if record is not None:
                 for item, parts in zip(record.items, record.parts, strict=True):
                     self._parts[item.id] = parts
@@ -175,7 +182,8 @@ class ReleaseCache:
         from .changelog_page import release_section
 
         items = tuple(maker.items(rf))
-        return Record(rf.digest, tuple(release_keys(rf)), items, (), release_section(site, rf))
+        section = release_section(site, rf).encode()
+        return Record(rf.digest, tuple(release_keys(rf)), items, (), section)
 
     def known_parts(self, item: Item) -> ItemParts | None:
         """The item's parts if its file's record holds them (they are in memory already)."""
@@ -194,7 +202,7 @@ class ReleaseCache:
         """The release file ``item`` came from, as "path\0sha256": with the namespace, its bytes."""
         return self._sources[item.id]
 
-    def section(self, rf: ReleaseFile) -> str:
+    def section(self, rf: ReleaseFile) -> bytes:
         return self._new[rf.path].section
 
     def save(self, parts_of: Callable[[Item], ItemParts]) -> None:
@@ -269,12 +277,16 @@ def _well_formed(row: object) -> bool:
         and all(isinstance(v, str) for k in row[2] for v in k)
         and isinstance(row[3], tuple)
         and isinstance(row[4], tuple)
-        and isinstance(row[5], str)
+        and isinstance(row[5], bytes)
     )
 
 
 def _encode(name: str, record: Record, parts_of: Callable[[Item], ItemParts]) -> tuple[Any, ...]:
-    """A record as marshal data."""
+    """A record as marshal data.
+
+    An item's text (items.TEXT_FIELDS) is not kept: its parts are, and only
+    renderers read the text. It is made again from the file if anything asks.
+    """
     rows = []
     rendered = []
     for item in record.items:
@@ -284,65 +296,38 @@ def _encode(name: str, record: Record, parts_of: Callable[[Item], ItemParts]) ->
                 item.id,
                 item.kind,
                 item.module.number if item.module is not None else None,
-                item.title,
-                item.link,
                 item.published.replace(tzinfo=None).isoformat(),
-                item.content_html,
-                item.summary,
-                item.categories,
                 item.source,
-                item.summary_html,
             )
         )
     return (name, record.digest, record.keys, tuple(rows), tuple(rendered), record.section)
 
 
 def _decode(
-    row: tuple[Any, ...], site: Site, rf: ReleaseFile, zone: zoneinfo.ZoneInfo
+    row: tuple[Any, ...], site: Site, rf: ReleaseFile, zone: zoneinfo.ZoneInfo, text_of: _TextMaker
 ) -> Record | None:
     """The record of a known file, or None when the row does not have the expected types."""
     digest, keys, rows, rendered, section = row
     modules = {module.number: module for module in site.modules}
     kinds = site.kinds
     width = len(ItemParts._fields)
+    deferred = Item.deferred
     # One test per item rather than one per field: this runs for every item of a build.
     try:
         items = []
-        for fields in rows:
-            (ident, kind, number, title, link, wall, content, summary, cats, source, html) = fields
+        for index, (ident, kind, number, wall, source) in enumerate(rows):
             module = modules.get(number) if number is not None else None
             if not (
                 type(ident) is str
                 and kind in kinds
                 and (number is None or module is not None)
-                and type(title) is str
-                and type(link) is str
                 and type(wall) is str
-                and type(content) is str
-                and (summary is None or type(summary) is str)
-                and type(cats) is tuple
-                and all(type(c) is str for c in cats)
                 and type(source) is str
-                and (html is None or type(html) is str)
             ):
                 return None
             published = dt.datetime.fromisoformat(wall).replace(tzinfo=zone)
-            items.append(
-                Item(
-                    ident,
-                    kind,
-                    module,
-                    title,
-                    link,
-                    published,
-                    rf.date,
-                    content,
-                    summary,
-                    cats,
-                    source,
-                    html,
-                )
-            )
+            text = partial(text_of, rf, index, ident)
+            items.append(deferred(ident, kind, module, published, rf.date, source, text))
         if len(rendered) != len(items) or not all(
             type(p) is tuple and len(p) == width and all(type(b) is bytes for b in p)
             for p in rendered
@@ -352,3 +337,25 @@ def _decode(
     except (TypeError, ValueError):
         return None
     return Record(digest, tuple(keys), tuple(items), parts, section)
+
+
+class _TextMaker:
+    """The text of a known file's items, made again from the file when first asked for.
+
+    Nothing in a build asks (the parts are kept); a caller that does gets the
+    text a cold build would make, never text the cache holds.
+    """
+
+    def __init__(self, maker: ItemMaker) -> None:
+        self._maker = maker
+        self._made: dict[str, tuple[Item, ...]] = {}
+
+    def __call__(self, rf: ReleaseFile, index: int, ident: str) -> tuple[Any, ...]:
+        made = self._made.get(rf.path)
+        if made is None:
+            made = self._made[rf.path] = tuple(self._maker.items(rf))
+        if index >= len(made) or made[index].id != ident:
+            # The file's bytes are checked as it is read again (loader._reloader).
+            raise RuntimeError(f"{rf.path}: item {ident} is not where the build cache had it")
+        item = made[index]
+        return tuple(getattr(item, name) for name in TEXT_FIELDS)

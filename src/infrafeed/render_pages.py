@@ -35,6 +35,8 @@ def render_pages(
     """Every page; ``entry_of`` gives an item's :func:`entry`, already rendered (default: here)."""
     env = _environment()
     main = [view for view in views if view.module is None]
+    latest = tuple(items[:LATEST])
+    macros = env.get_template("_macros.html").make_module({"site": site})
     yield _page(
         env,
         "index.html",
@@ -44,7 +46,11 @@ def render_pages(
         description=site.description,
         alternates=main or views[:1],
         feeds=views,
-        latest=tuple(items[:LATEST]),
+        latest=latest,
+        # Made from the module-page entries, so that a rebuild reads no unchanged item's text.
+        latest_entries=markupsafe.Markup(  # noqa: S704 - entries of the autoescaping macros
+            "".join(listed_entry(macros, item, (entry_of or entry)(item)) for item in latest)
+        ),
     )
     for view in views:
         if view.module is None:
@@ -78,6 +84,19 @@ def entry(item: Item) -> str:
     """The item as a module page lists it (``item_entry`` in _macros.html): a part of the item."""
     macros: Any = _environment().get_template("_macros.html").module
     return str(macros.item_entry(item, show_module=False))
+
+
+def listed_entry(macros: Any, item: Item, page_entry: str) -> str:
+    """The item as the index page lists it: its module-page entry with its module added.
+
+    Only the date and the module are read from ``item``, never its text, which
+    an unchanged item of a rebuild does not have at hand (items.Item.deferred).
+    ``macros``: _macros.html's module, made with the site in its context.
+    """
+    head = f"<li>{macros.vn_date(item.published)}"
+    if not page_entry.startswith(head):  # not item_entry's output: render it whole
+        return str(macros.item_entry(item, show_module=True))
+    return f"{head}{macros.module_span(item)}{page_entry[len(head) :]}"
 
 
 @functools.cache
