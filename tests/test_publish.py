@@ -638,6 +638,10 @@ WRITE_FAILURES = [
     ("staging a file", "write", errno.ENOSPC, "/modules/cuda/atom.xml", "modules/cuda/atom.xml",
      "could not stage the new version (No space left on device); "
      "the published output is unchanged"),
+    # Staged files are synced in a thread while the next ones are written (publish._Syncer).
+    ("syncing a staged file", "fsync", errno.EIO, "/modules/cuda/atom.xml", "modules/cuda/atom.xml",
+     "could not stage the new version (Input/output error); "
+     "the published output is unchanged"),
     ("creating the staging folder", "mkdir", errno.ENOSPC, STAGING_PREFIX, None,
      "cannot create the staging folder (No space left on device); "
      "the published output is unchanged"),

@@ -22,7 +22,7 @@ import contextlib
 import errno
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -165,6 +165,7 @@ class Stage:
             ) from None
         self.records: dict[str, FileRecord] = {}
         self.kept: set[str] = set()  # published files left as they are (keep.py)
+        self._syncer = _Syncer()
 
     def target(self, relative: str) -> Path:
         """The final path of ``relative``, refused if it would leave the output folder."""
@@ -194,13 +195,24 @@ class Stage:
         staged = self.dir / relative
         try:
             staged.parent.mkdir(parents=True, exist_ok=True)
-            record = _write_new_file(staged, chunks)
+            record = _write_new_file(staged, chunks, self._syncer.sync)
         except OSError as exc:
             raise PublishError(
                 f"{target}: could not stage the new version ({exc.strerror}); "
                 "the published output is unchanged"
             ) from None
         self.records[relative] = record
+
+    def synced(self) -> None:
+        """Wait until every staged file is on disk; raise if one could not be synced."""
+        failed = self._syncer.wait()
+        if failed is not None:
+            staged, exc = failed
+            target = self.out / staged.relative_to(self.dir)
+            raise PublishError(
+                f"{target}: could not stage the new version ({exc.strerror}); "
+                "the published output is unchanged"
+            )
 
     def keep(self, relative: str, record: FileRecord) -> None:
         """Publish ``relative`` as the file already there, which the caller vouches for."""
@@ -211,7 +223,53 @@ class Stage:
     def cleanup(self) -> None:
         import shutil
 
+        self._syncer.wait()  # its files are about to go: a failure to sync them no longer matters
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class _Syncer:
+    """Syncs staged files to disk in a thread of its own, while the build renders the next.
+
+    ``fsync`` waits for the disk without holding the GIL: a rebuild at 10,000
+    items spent a tenth of its time waiting so. Nothing is published before
+    :meth:`wait` says every file was synced (commit calls Stage.synced first).
+    """
+
+    def __init__(self) -> None:
+        import queue
+        import threading
+
+        self._jobs: queue.SimpleQueue[tuple[int, Path] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._failed: tuple[Path, OSError] | None = None
+
+    def sync(self, fd: int, path: Path) -> None:
+        """Sync and close ``fd``, the file just written at ``path``; it is this object's now."""
+        if self._thread is None:
+            import threading
+
+            self._thread = threading.Thread(target=self._run, name="infrafeed-fsync", daemon=True)
+            self._thread.start()
+        self._jobs.put((fd, path))
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            fd, path = job
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                if self._failed is None:
+                    self._failed = (path, exc)
+            finally:
+                os.close(fd)
+
+    def wait(self) -> tuple[Path, OSError] | None:
+        """Wait for the files handed over so far; the first that failed, and why, if any."""
+        if self._thread is not None:
+            self._jobs.put(None)
+            self._thread.join()
+            self._thread = None
+        return self._failed
 
 
 def commit(stage: Stage, previous: Manifest, manifest: Manifest) -> Report:
@@ -253,6 +311,7 @@ def commit(stage: Stage, previous: Manifest, manifest: Manifest) -> Report:
             _write_manifest(out, final)
         return Report((), tuple(unchanged), (), tuple(kept))
 
+    stage.synced()  # nothing is published before every staged file is on disk
     # Record intent first: if this build dies mid-way, the next one still
     # knows that the files about to appear are infrafeed's.
     intent = Manifest(
@@ -391,11 +450,14 @@ def _write_manifest(out: Path, data: bytes) -> None:
     _fsync_dir(out)
 
 
-def _write_new_file(path: Path, chunks: Iterable[Buffer]) -> FileRecord:
+def _write_new_file(
+    path: Path, chunks: Iterable[Buffer], sync: Callable[[int, Path], None] | None = None
+) -> FileRecord:
     """Create ``path`` (never through a symlink, never over an existing file) and sync it.
 
     Small chunks (a feed's items) are gathered into writes of about
-    :data:`_WRITE_SIZE`; the file is hashed as it is written.
+    :data:`_WRITE_SIZE`; the file is hashed as it is written. ``sync``, if
+    given, is handed the open file once written, to sync and close it.
     """
     import hashlib
 
@@ -424,9 +486,14 @@ def _write_new_file(path: Path, chunks: Iterable[Buffer]) -> FileRecord:
                 pending += chunk
         if pending:
             write(pending)
-        os.fsync(fd)
+        if sync is not None:
+            sync(fd, path)
+            fd = -1  # the syncer's now
+        else:
+            os.fsync(fd)
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
     return FileRecord(digest.hexdigest(), size)
 
 
