@@ -29,6 +29,7 @@ from conftest import SMALL_SITE, RunCli
 from infrafeed import stamp
 from infrafeed.build import build
 from infrafeed.cache import TAG
+from infrafeed.hash_index import HashIndex
 from infrafeed.outfolder import MANIFEST
 from outputs import tree
 from release_kit import release_text
@@ -61,9 +62,11 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
     calls: list[Path] = []
     real = infrafeed.build.inputs_digest
 
-    def spy(entries: Path, files: dict[str, str] | None = None) -> str:
+    def spy(
+        entries: Path, files: dict[str, str] | None = None, *, index: HashIndex | None = None
+    ) -> str:
         calls.append(entries)
-        return real(entries, files)
+        return real(entries, files, index=index)
 
     monkeypatch.setattr(infrafeed.build, "inputs_digest", spy)
     yield calls
@@ -126,7 +129,7 @@ def test_a_build_with_nothing_to_do_reads_no_file(
     assert tree(site.out) == before
 
 
-def test_the_cache_folder_is_tagged_and_holds_a_stamp_a_pack_and_documents(
+def test_the_cache_folder_is_tagged_and_holds_a_stamp_a_pack_documents_and_hashes(
     site: Site, run: Run
 ) -> None:
     run(site)
@@ -136,9 +139,10 @@ def test_the_cache_folder_is_tagged_and_holds_a_stamp_a_pack_and_documents(
     assert len(site.stamps()) == 1
     packs = list(site.cache.glob("releases-*"))  # release_cache.py
     documents = list(site.cache.glob("documents-*"))  # keep.py
-    assert len(packs) == len(documents) == 1
+    hashes = list(site.cache.glob("hashes-*"))  # hash_index.py
+    assert len(packs) == len(documents) == len(hashes) == 1
     assert sorted(p.name for p in site.cache.iterdir()) == sorted(
-        [TAG, site.stamps()[0].name, packs[0].name, documents[0].name]
+        [TAG, site.stamps()[0].name, packs[0].name, documents[0].name, hashes[0].name]
     )
 
 
@@ -440,12 +444,12 @@ def test_an_unwritable_cache_only_warns(
         True,
         cold(site.entries, tmp_path),
     )
-    # A build that renders first fails to write the release pack (release_cache.py).
-    pack = re.findall(r"releases-[0-9a-f]{32}", stderr)[0]
-    assert stderr == warning.format(pack)
+    # A build first fails to write the index of the files it hashed (hash_index.py).
+    index = re.findall(r"hashes-[0-9a-f]{16}", stderr)[0]
+    assert stderr == warning.format(index)
     hashed.clear()
     code, stdout, stderr = run(site)
-    name = re.findall(r"stamp-[0-9a-f]{16}", stderr)[0]
+    name = re.findall(r"hashes-[0-9a-f]{16}", stderr)[0]
     assert (code, stdout, stderr) == (
         0,
         f"unchanged: {files_of(site)} files\n",
@@ -461,7 +465,9 @@ def test_a_full_disk_keeps_the_stamp_as_it_was(
     (path,) = site.stamps()
     (pack,) = site.cache.glob("releases-*")
     (documents,) = site.cache.glob("documents-*")
+    (hashes,) = site.cache.glob("hashes-*")
     good, good_pack, good_documents = path.read_bytes(), pack.read_bytes(), documents.read_bytes()
+    good_hashes = hashes.read_bytes()
     edit_entry_keeping_size_and_mtime(site.entries)
     real_write = os.write
 
@@ -475,12 +481,13 @@ def test_a_full_disk_keeps_the_stamp_as_it_was(
     assert (code, stdout.startswith("wrote ")) == (0, True)
     assert "No space left on device" in stderr
     # No temp file, and every file as it was.
-    assert sorted(site.cache.iterdir()) == sorted([site.cache / TAG, path, pack, documents])
+    assert sorted(site.cache.iterdir()) == sorted([site.cache / TAG, path, pack, documents, hashes])
     assert (path.read_bytes(), pack.read_bytes(), documents.read_bytes()) == (
         good,
         good_pack,
         good_documents,
     )
+    assert hashes.read_bytes() == good_hashes  # the edited file was hashed: a write was tried
 
 
 # --- Where the cache is ------------------------------------------------------------
@@ -555,4 +562,5 @@ def test_a_no_op_loads_no_parser_renderer_or_hash_library(site: Site) -> None:
     assert "infrafeed.stamp" in loaded
     heavy = {"hashlib", "json", "shutil", "tomllib", "tomli", "pydantic", "feedgen", "jinja2"}
     heavy.add("infrafeed.publish")  # the output folder's lock is in outfolder.py
+    heavy.add("infrafeed.hash_index")  # needed only once the stamp saw a change
     assert heavy.isdisjoint(loaded), sorted(heavy.intersection(loaded))

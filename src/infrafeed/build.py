@@ -22,6 +22,7 @@ from .errors import GuardError, InfraFeedError
 from .outfolder import Report, locked, remove_leftovers
 
 if TYPE_CHECKING:
+    from .hash_index import HashIndex
     from .items import Item
     from .keep import KeptDocuments
     from .loader import ReleaseFile
@@ -96,7 +97,10 @@ def _build(
         if watch is not None:
             watch.see_outputs(previous.files)  # stat'ed before hashed: the stamp holds what was
         hashed: dict[str, str] = {}
-        inputs = inputs_digest(entries, hashed)
+        index = _hash_index(watch, entries)
+        inputs = inputs_digest(entries, hashed, index=index)
+        if index is not None:
+            index.save()  # now, not after the build: its hashes hold even if the build fails
         if previous.inputs == inputs and outputs_intact(out, previous.files):
             unchanged = Report((), tuple(sorted(previous.files)), (), ())
             return BuildResult(unchanged, skipped=True, cache_error=_stamp(watch, inputs))
@@ -206,6 +210,15 @@ def _watch(cache: Path | None, entries: Path, out: Path) -> Watch | None:
     return Watch(Cache(cache), entries, out, __version__)
 
 
+def _hash_index(watch: Watch | None, entries: Path) -> HashIndex | None:
+    """The sha256 of the entry files that did not change, in the stamp's cache folder."""
+    if watch is None:
+        return None
+    from .hash_index import HashIndex  # only once the stamp said something changed
+
+    return HashIndex(watch.cache, entries)
+
+
 def _release_cache(watch: Watch | None, entries: Path) -> ReleaseCache | None:
     """The records of the release files of the last build, in the stamp's cache folder."""
     if watch is None:
@@ -234,11 +247,16 @@ def _stamp(watch: Watch | None, inputs: str) -> str | None:
     return watch.cache.write_error
 
 
-def inputs_digest(entries: Path, files: dict[str, str] | None = None) -> str:
+def inputs_digest(
+    entries: Path, files: dict[str, str] | None = None, *, index: HashIndex | None = None
+) -> str:
     """A hash of everything the output depends on: infrafeed's version and every entry file.
 
     ``files``, when given, receives the sha256 of each regular file by its
     path below ``entries``, so that the loader need not read it again.
+    ``index``, when given, vouches for the files that did not change since
+    the last build hashed them (hash_index.py): they are not read; the files
+    hashed are recorded in it. The digest and ``files`` are the same either way.
 
     A symbolic link counts by where it points, not by what it points at: the
     loader reads only links that stay inside ``entries``, whose targets are
@@ -257,14 +275,24 @@ def inputs_digest(entries: Path, files: dict[str, str] | None = None) -> str:
     for relative, path in paths:
         digest.update(f"{len(relative)}:{relative}\n".encode(errors="surrogateescape"))
         try:
-            if path.is_symlink():
+            known = index.reuse(relative, path) if index is not None else None
+            if known is not None:
+                digest.update(bytes.fromhex(known))
+                if files is not None:
+                    files[relative] = known
+            elif path.is_symlink():
                 digest.update(f"-> {path.readlink()}\n".encode(errors="surrogateescape"))
             elif path.is_file():
                 with path.open("rb") as handle:
+                    # Before the read: a write while it reads is a change the next stat shows.
+                    seen = os.fstat(handle.fileno()) if index is not None else None
                     file_digest = hashlib.file_digest(handle, "sha256")
                 digest.update(file_digest.digest())
+                hexed = file_digest.hexdigest()
                 if files is not None:
-                    files[relative] = file_digest.hexdigest()
+                    files[relative] = hexed
+                if index is not None and seen is not None:
+                    index.record(relative, seen, hexed)
             else:
                 digest.update(b"(folder)\n" if path.is_dir() else b"(not a file)\n")
         except OSError:
