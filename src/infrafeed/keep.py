@@ -118,12 +118,17 @@ def _parse(data: bytes | None) -> tuple[int, dict[str, tuple[str, ...]]]:
     if data is None:
         return 0, {}
     lines = data.decode(errors="surrogateescape").split("\n")
-    if len(lines) < 3 or lines[0] != _HEADER or not lines[1].isdigit() or lines[-1] != "":
+    if len(lines) < 3 or lines[0] != _HEADER or not _number(lines[1]) or lines[-1] != "":
         return 0, {}
     found: dict[str, tuple[str, ...]] = {}
     for line in lines[2:-1]:
         fields = line.split("\t")
-        if len(fields) != 8 or not all(f.isdigit() for f in fields[3:]):
+        if len(fields) != 8 or not all(_number(f) for f in fields[3:]):
             return 0, {}
         found[fields[0]] = tuple(fields[1:])
     return int(lines[1]), found
+
+
+def _number(text: str) -> bool:
+    # str.isdigit alone takes "²" and other digits int() refuses.
+    return text.isascii() and text.isdigit()
