@@ -10,6 +10,7 @@ so ``infrafeed --help`` starts fast.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import sys
@@ -359,4 +360,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> None:
-    sys.exit(main())
+    code = main()
+    # The process ends here, so skip the interpreter's teardown: freeing a large
+    # build's objects one by one took 40 ms of a 780 ms rebuild at 10,000 items
+    # (mypy ends the same way). Nothing of ours waits for exit: the build's
+    # files are synced and its threads joined before main returns.
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # closed or broken: nothing to save
+            stream.flush()
+    os._exit(code)
