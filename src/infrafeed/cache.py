@@ -21,7 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import mmap
     from collections.abc import Iterable
+
+    Buffer = bytes | memoryview | mmap.mmap
 
 TAG = "CACHEDIR.TAG"
 # https://bford.info/cachedir/: backup and archiving tools skip a folder holding it.
@@ -51,6 +54,25 @@ class Cache:
         except OSError:
             return None
 
+    def map(self, name: str) -> Buffer | None:
+        """The bytes of ``name``, mapped rather than read: for a large file read once.
+
+        At 10,000 items the release pack is 45 MB; reading it copied it into
+        fresh memory (30 ms), where mapping lets the reader use the page
+        cache's pages. Safe because no writer of this folder ever shrinks a
+        file in place: :meth:`write` replaces a file, :meth:`append` only adds.
+        """
+        import mmap
+
+        path = self.root / _checked(name)
+        try:
+            with path.open("rb") as handle:
+                if os.fstat(handle.fileno()).st_size == 0:
+                    return b""  # mmap refuses an empty file
+                return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            return None
+
     def write(self, name: str, data: bytes | Iterable[bytes | memoryview]) -> None:
         """Replace ``name`` with ``data`` atomically; on failure, keep the old file.
 
@@ -70,9 +92,10 @@ class Cache:
         """Add ``chunks`` to ``name`` if it is ``at`` bytes long; if not, add nothing, return False.
 
         For files of records that later records override (release_cache.py):
-        one new record costs its own size, not the file's. A failure takes the
-        file back to ``at`` bytes; one cut short by a crash ends in a damaged
-        record, which a reader must take as the end of the file.
+        one new record costs its own size, not the file's. A write that fails
+        or is cut short by a crash leaves a damaged record at the end, which a
+        reader must take as the end of the file; the file is never shrunk in
+        place, since a reader may have it mapped (:meth:`map`).
         """
         import fcntl
 
@@ -87,12 +110,7 @@ class Cache:
             if os.fstat(fd).st_size != at:
                 return False  # rewritten or added to since it was read
             os.lseek(fd, at, os.SEEK_SET)
-            try:
-                _write_all(fd, chunks)
-            except OSError:
-                with contextlib.suppress(OSError):
-                    os.ftruncate(fd, at)
-                raise
+            _write_all(fd, chunks)
             return True
         except OSError as exc:
             if self.write_error is None:

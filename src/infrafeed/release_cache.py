@@ -120,14 +120,14 @@ class ReleaseCache:
         self._cache = cache
         self._name = f"releases-{space[:32]}"
         self._header = _MAGIC + space.encode() + b"\n"
-        data = cache.read(self._name)
+        data = cache.map(self._name)
         # The pack as read: each file's last record, decoded and as stored, and
         # where its good part ends (None: no pack of this namespace to add to).
         self._old: dict[str, tuple[Any, ...]] = {}
         self._stored: dict[str, memoryview] = {}
         self._end: int | None = None
         self._records_read = 0
-        if data is not None and data.startswith(self._header):
+        if data is not None and data[: len(self._header)] == self._header:
             self._end, self._records_read = _read_records(
                 memoryview(data), len(self._header), self._old, self._stored
             )

@@ -18,7 +18,7 @@ import os
 import tempfile
 from array import array
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from itertools import accumulate
+from itertools import accumulate, chain
 from pathlib import Path
 from typing import NamedTuple
 
@@ -87,9 +87,13 @@ def render_all(
     try:
         histories = yield from _feeds(site, specs, items, version, parts, keep)
         page = ItemParts._fields.index("page")
-        for path, data in render_site(
-            site, histories, items, lambda item: parts.part(item, page).decode()
-        ):
+
+        def entries_of(listed: Sequence[Item]) -> str:
+            # Joined as bytes, decoded once: not a str per item.
+            blocks = parts.blocks(parts.slots(listed), page)
+            return b"".join(chain.from_iterable(blocks)).decode()
+
+        for path, data in render_site(site, histories, items, entries_of):
             yield path, (data,)
     finally:
         if store is None:
@@ -321,14 +325,14 @@ def render_site(
     site: Site,
     histories: Sequence[FeedHistory],
     items: Sequence[Item],
-    entry_of: Callable[[Item], str] | None = None,
+    entries_of: Callable[[Sequence[Item]], str] | None = None,
 ) -> Iterator[tuple[str, bytes]]:
     from .render_catalog import render_feeds_json
     from .render_opml import render_opml
     from .render_pages import render_pages
 
     views = feed_views(site, histories)
-    yield from render_pages(site, views, items, entry_of)
+    yield from render_pages(site, views, items, entries_of)
     yield "feeds.json", render_feeds_json(site, views)
     yield "feeds.opml", render_opml(site, views)
 

@@ -30,9 +30,13 @@ def render_pages(
     site: Site,
     views: Sequence[FeedView],
     items: Sequence[Item],
-    entry_of: Callable[[Item], str] | None = None,
+    entries_of: Callable[[Sequence[Item]], str] | None = None,
 ) -> Iterator[tuple[str, bytes]]:
-    """Every page; ``entry_of`` gives an item's :func:`entry`, already rendered (default: here)."""
+    """Every page; ``entries_of`` gives items' :func:`entry`, already rendered and joined.
+
+    By default they are rendered here.
+    """
+    joined = entries_of or _entries
     env = _environment()
     main = [view for view in views if view.module is None]
     latest = tuple(items[:LATEST])
@@ -49,7 +53,7 @@ def render_pages(
         latest=latest,
         # Made from the module-page entries, so that a rebuild reads no unchanged item's text.
         latest_entries=markupsafe.Markup(  # noqa: S704 - entries of the autoescaping macros
-            "".join(listed_entry(macros, item, (entry_of or entry)(item)) for item in latest)
+            "".join(listed_entry(macros, item, joined((item,))) for item in latest)
         ),
     )
     for view in views:
@@ -72,9 +76,7 @@ def render_pages(
             # A module page lists each of its items: the longest part of rendering pages,
             # so each entry is rendered once per item (render.py) by the autoescaping
             # item_entry macro; joined, they are that macro's output, safe as it is.
-            entries=markupsafe.Markup(  # noqa: S704
-                "".join((entry_of or entry)(item) for item in module_items)
-            ),
+            entries=markupsafe.Markup(joined(module_items)),  # noqa: S704
         )
     snippet = env.get_template("head-links.html").render(feeds=main or views)
     yield "head-links.html", snippet.encode("utf-8")
@@ -84,6 +86,10 @@ def entry(item: Item) -> str:
     """The item as a module page lists it (``item_entry`` in _macros.html): a part of the item."""
     macros: Any = _environment().get_template("_macros.html").module
     return str(macros.item_entry(item, show_module=False))
+
+
+def _entries(items: Sequence[Item]) -> str:
+    return "".join(map(entry, items))
 
 
 def listed_entry(macros: Any, item: Item, page_entry: str) -> str:
