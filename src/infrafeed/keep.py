@@ -70,8 +70,15 @@ class KeptDocuments:
         except OSError:
             return False
         seen = (str(st.st_ino), str(st.st_size), str(st.st_mtime_ns), str(st.st_ctime_ns))
-        settled = max(st.st_mtime_ns, st.st_ctime_ns) < self._taken - stamp.SETTLE_NS
-        return stat.S_ISREG(st.st_mode) and seen == old[3:] and settled
+        if not stat.S_ISREG(st.st_mode) or seen != old[3:]:
+            return False
+        if max(st.st_mtime_ns, st.st_ctime_ns) < self._taken - stamp.SETTLE_NS:
+            return True
+        # Written just before the record was taken, so its stat may hide a later
+        # change (stamp.py): its bytes are checked instead. Hashing costs less
+        # than rendering, and the first build after another, minutes later,
+        # finds the documents that build wrote in that state.
+        return _sha256_of(self._out / relative) == record.sha256
 
     def _fingerprint(self, frame: Frame, items: Sequence[Item]) -> str:
         # A page's items are the same tuple in each of its formats: digested once.
@@ -132,3 +139,11 @@ def _parse(data: bytes | None) -> tuple[int, dict[str, tuple[str, ...]]]:
 def _number(text: str) -> bool:
     # str.isdigit alone takes "²" and other digits int() refuses.
     return text.isascii() and text.isdigit()
+
+
+def _sha256_of(path: Path) -> str | None:
+    try:
+        with path.open("rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return None
