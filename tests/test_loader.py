@@ -394,3 +394,41 @@ def test_a_release_let_go_is_read_again_when_asked_for(tmp_path: Path) -> None:
         rf.forget()
         assert rf._release is None
     assert [rf.release for rf in changelog.releases] == before
+
+
+def test_the_builds_listing_finds_the_release_files_a_walk_finds(tmp_path: Path) -> None:
+    """A build hands the loader the paths it hashed: the same release files as a walk."""
+    from infrafeed.build import inputs_digest
+    from infrafeed.loader import _release_paths
+
+    entries = tmp_path / "entries"
+    for name in (
+        "site.toml",
+        "2026/2026-01-01.toml",
+        "2026/2026-01-01-2.toml",
+        "2026/.2026-01-02.toml.swp",
+        "2026/.hidden.toml",
+        ".git/2026-01-03.toml",
+        "2026/nested/deeper/2026-01-04.toml",
+        "2026/notes.txt",
+        "2026/UPPER.TOML",
+        "2026/.toml",
+    ):
+        (entries / name).parent.mkdir(parents=True, exist_ok=True)
+        (entries / name).write_text("date = 2026-01-01\n", encoding="utf-8")
+    (entries / "2026/2026-01-05.toml").mkdir()  # a folder named like a release
+    (entries / "2026/2026-01-06.toml").symlink_to("2026-01-01.toml")
+    (entries / "linked").symlink_to(entries / "2026", target_is_directory=True)
+    (entries / "2026/2026-01-07.toml").symlink_to("missing.toml")
+    listing: list[tuple[str, Path]] = []
+    inputs_digest(entries, listing=listing)
+    assert _release_paths(entries, listing) == _release_paths(entries)
+    # Hidden names skipped, names matched with case, a linked folder not walked into.
+    assert [relative for relative, _ in _release_paths(entries)] == [
+        "2026/2026-01-01-2.toml",
+        "2026/2026-01-01.toml",
+        "2026/2026-01-05.toml",
+        "2026/2026-01-06.toml",
+        "2026/2026-01-07.toml",
+        "2026/nested/deeper/2026-01-04.toml",
+    ]

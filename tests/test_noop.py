@@ -63,10 +63,14 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
     real = infrafeed.build.inputs_digest
 
     def spy(
-        entries: Path, files: dict[str, str] | None = None, *, index: HashIndex | None = None
+        entries: Path,
+        files: dict[str, str] | None = None,
+        *,
+        index: HashIndex | None = None,
+        listing: list[tuple[str, Path]] | None = None,
     ) -> str:
         calls.append(entries)
-        return real(entries, files, index=index)
+        return real(entries, files, index=index, listing=listing)
 
     monkeypatch.setattr(infrafeed.build, "inputs_digest", spy)
     yield calls

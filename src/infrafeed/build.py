@@ -97,8 +97,9 @@ def _build(
         if watch is not None:
             watch.see_outputs(previous.files)  # stat'ed before hashed: the stamp holds what was
         hashed: dict[str, str] = {}
+        listing: list[tuple[str, Path]] = []  # walked once, for the digest and the loader
         index = _hash_index(watch, entries)
-        inputs = inputs_digest(entries, hashed, index=index)
+        inputs = inputs_digest(entries, hashed, index=index, listing=listing)
         if index is not None:
             index.save()  # now, not after the build: its hashes hold even if the build fails
         if previous.inputs == inputs and outputs_intact(out, previous.files):
@@ -116,7 +117,9 @@ def _build(
         # nor rendered again: their items, parts and page sections are kept.
         memo = _release_cache(watch, entries)
         changelog = (
-            load(entries, known=memo.known, digests=hashed) if memo is not None else load(entries)
+            load(entries, known=memo.known, digests=hashed, listing=listing)
+            if memo is not None
+            else load(entries, listing=listing)
         )
         site = changelog.site
         items = memo.items(changelog) if memo is not None else build_items(changelog)
@@ -248,7 +251,11 @@ def _stamp(watch: Watch | None, inputs: str) -> str | None:
 
 
 def inputs_digest(
-    entries: Path, files: dict[str, str] | None = None, *, index: HashIndex | None = None
+    entries: Path,
+    files: dict[str, str] | None = None,
+    *,
+    index: HashIndex | None = None,
+    listing: list[tuple[str, Path]] | None = None,
 ) -> str:
     """A hash of everything the output depends on: infrafeed's version and every entry file.
 
@@ -257,6 +264,7 @@ def inputs_digest(
     ``index``, when given, vouches for the files that did not change since
     the last build hashed them (hash_index.py): they are not read; the files
     hashed are recorded in it. The digest and ``files`` are the same either way.
+    ``listing``, when given, receives every path below ``entries`` as walked.
 
     A symbolic link counts by where it points, not by what it points at: the
     loader reads only links that stay inside ``entries``, whose targets are
@@ -272,6 +280,8 @@ def inputs_digest(
 
     relative_of = below(entries)
     paths = sorted((relative_of(p), p) for p in entries.rglob("*")) if entries.is_dir() else []
+    if listing is not None:
+        listing.extend(paths)
     for relative, path in paths:
         digest.update(f"{len(relative)}:{relative}\n".encode(errors="surrogateescape"))
         try:
@@ -316,8 +326,12 @@ def guard(
     """
     violations: list[str] = []
     record: dict[str, dict[str, str]] = {}
+    dates: dict[str, str] = {}  # an item is in several feeds: its date is written once
     for key, items in published.items():
-        now = {item.id: item.published.isoformat() for item in items}
+        dates.update(
+            {item.id: item.published.isoformat() for item in items if item.id not in dates}
+        )
+        now = {item.id: dates[item.id] for item in items}
         old = previous.get(key, {})
         if old.items() <= now.items():  # the usual case, at C speed: nothing dropped or moved
             record[key] = now

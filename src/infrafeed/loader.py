@@ -147,14 +147,19 @@ Known = Callable[[str, str], Sequence[IdKey] | None]
 
 
 def load(
-    entries: Path, known: Known | None = None, digests: Mapping[str, str] | None = None
+    entries: Path,
+    known: Known | None = None,
+    digests: Mapping[str, str] | None = None,
+    listing: Sequence[tuple[str, Path]] | None = None,
 ) -> Changelog:
     """Read ``entries/site.toml`` and every release file below ``entries``.
 
     ``known`` lets a build skip parsing and validating the files its cache
     vouches for; the result is the same as without it. ``digests`` are the
     sha256 of files the build has just hashed (by path below ``entries``): a
-    file its cache vouches for by that digest is not even read.
+    file its cache vouches for by that digest is not even read. ``listing``
+    is every path below ``entries`` as ``entries.rglob("*")`` gave it to the
+    build just now (build.inputs_digest): the folders are not walked again.
     """
     problems: list[Problem] = []
     if not entries.is_dir():
@@ -167,7 +172,7 @@ def load(
     read: dict[str, str] = {}  # sha256 of each release file parsed
     reloaders: dict[str, Callable[[], Release]] = {}
     vouched: list[tuple[ReleaseFile, Sequence[IdKey]]] = []
-    for relative, path in _release_paths(entries):
+    for relative, path in _release_paths(entries, listing):
         name = shown(path)
         match = _RELEASE_NAME.match(path.name)
         if match is None:
@@ -336,17 +341,24 @@ class _Shown:
         return path.as_posix()
 
 
-def _release_paths(entries: Path) -> list[tuple[str, Path]]:
+def _release_paths(
+    entries: Path, listing: Sequence[tuple[str, Path]] | None = None
+) -> list[tuple[str, Path]]:
     """Every ``*.toml`` below ``entries`` except the site file, with its path below ``entries``.
 
     Hidden files and folders (editor backups, ``.git``) are skipped; sorting
-    makes the result independent of the file system's listing order.
+    makes the result independent of the file system's listing order. From
+    ``listing`` (every path below ``entries``), when given, instead of a walk.
     """
-    relative_of = below(entries)
+    if listing is None:
+        relative_of = below(entries)
+        listing = [(relative_of(path), path) for path in entries.rglob("*.toml")]
     found = []
-    for path in entries.rglob("*.toml"):
-        relative = relative_of(path)
-        if relative == SITE_FILE or any(part.startswith(".") for part in relative.split("/")):
+    for relative, path in listing:
+        # rglob("*.toml") matches names: "*" is anything, a leading dot included.
+        if not relative.endswith(".toml") or relative == SITE_FILE:
+            continue
+        if any(part.startswith(".") for part in relative.split("/")):
             continue
         found.append((relative, path))
     return sorted(found, key=lambda pair: pair[0])
