@@ -769,3 +769,23 @@ def test_a_stream_that_cannot_be_written_is_not_recorded(
     assert stage.records == {}
     stage.cleanup()
     assert not stage.dir.exists()
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1, 2 * 4096 + 7])
+@pytest.mark.parametrize("windows", [0, 1, 3])
+def test_a_staged_file_is_hashed_whole_across_mapped_windows(
+    tmp_path: Path, windows: int, extra: int
+) -> None:
+    """The finisher maps a file a window at a time: each byte is hashed once, in order."""
+    from infrafeed.publish import _HASH_WINDOW, _hashed
+
+    size = max(0, windows * _HASH_WINDOW + extra)
+    data = (bytes(range(251)) * (size // 251 + 1))[:size]  # no window repeats another
+    path = tmp_path / "file"
+    path.write_bytes(data)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        record = _hashed(fd)
+    finally:
+        os.close(fd)
+    assert (record.sha256, record.size) == (hashlib.sha256(data).hexdigest(), size)

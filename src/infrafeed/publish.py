@@ -40,6 +40,8 @@ _BACKUP = ".previous"
 # Staged files are written in pieces of about this size: few system calls,
 # and a document's items need not be joined first.
 _WRITE_SIZE = 1 << 20
+# Staged files are hashed this much at a time (a multiple of mmap.ALLOCATIONGRANULARITY).
+_HASH_WINDOW = 16 << 20
 
 Buffer = bytes | bytearray | memoryview
 
@@ -289,15 +291,21 @@ class _Finisher:
 
 
 def _hashed(fd: int) -> FileRecord:
-    """The record of the whole file open at ``fd`` (for reading), hashed in one call."""
+    """The record of the whole file open at ``fd`` (for reading), mapped a window at a time.
+
+    Each window is hashed in one call, without the GIL; mapped pages count
+    as the process's memory, so a 100 MB feed is never mapped whole.
+    """
     import hashlib
     import mmap
 
     size = os.fstat(fd).st_size
-    if not size:
-        return FileRecord(hashlib.sha256().hexdigest(), 0)
-    with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as mapped:
-        return FileRecord(hashlib.sha256(mapped).hexdigest(), size)
+    digest = hashlib.sha256()
+    for offset in range(0, size, _HASH_WINDOW):
+        length = min(_HASH_WINDOW, size - offset)
+        with mmap.mmap(fd, length, access=mmap.ACCESS_READ, offset=offset) as window:
+            digest.update(window)
+    return FileRecord(digest.hexdigest(), size)
 
 
 def commit(stage: Stage, previous: Manifest, manifest: Manifest) -> Report:
