@@ -117,3 +117,23 @@ def test_every_command_is_documented_in_readme() -> None:
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     for name in cli.commands:
         assert f"infrafeed {name}" in readme, name
+
+
+def test_the_command_ends_without_teardown_but_profilers_still_report(
+    small_site: Path, tmp_path: Path
+) -> None:
+    """cli.run ends with os._exit after flushing; under a profiler it exits normally."""
+    out = tmp_path / "out"
+    argv = ["build", "--entries", str(small_site), "--out", str(out), "--no-cache"]
+    plain = subprocess.run(
+        [sys.executable, "-m", "infrafeed", *argv], capture_output=True, text=True, check=False
+    )
+    assert plain.returncode == 0 and plain.stderr == ""
+    assert plain.stdout.strip()  # the report, flushed before the process ended
+    profile = tmp_path / "build.prof"
+    profiled = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "infrafeed", *argv],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert profiled.returncode == 0, profiled.stderr
+    assert profile.stat().st_size > 0
