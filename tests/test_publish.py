@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 from array import array
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -217,6 +218,34 @@ def test_symlinked_folder_leading_outside_is_refused(
     assert found and found[1] == found[2], stderr
     assert list(outside.iterdir()) == []
     assert sorted(p.name for p in out.iterdir()) == [LOCK, "modules"]  # nothing published
+
+
+def test_a_folder_made_a_symlink_during_the_build_is_refused_at_commit(
+    small_site: Path, out: Path, tmp_path: Path, build: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Folders are resolved once per round of checks; commit's round sees them as they are."""
+    assert build(small_site)[0] == 0
+    before = tree(out)
+    edit(small_site / "site.toml", 'title = "Fixture Guide"', 'title = "Fixture Guide 2"')
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    real = Stage.write_chunks
+
+    def swap_after_staging(stage: Stage, relative: str, chunks: Any) -> None:
+        real(stage, relative, chunks)
+        if relative == "modules/cuda/feed.json":  # checked and staged: now swap the folder
+            shutil.rmtree(out / "modules" / "cuda")
+            (out / "modules" / "cuda").symlink_to(outside, target_is_directory=True)
+
+    monkeypatch.setattr(Stage, "write_chunks", swap_after_staging)
+    code, stdout, stderr = build(small_site)
+    assert (code, stdout) == (5, "")
+    assert "outside the output folder" in stderr
+    assert list(outside.iterdir()) == []
+    (out / "modules" / "cuda").unlink()
+    assert {k: v for k, v in tree(out).items() if not k.startswith("modules/cuda/")} == {
+        k: v for k, v in before.items() if not k.startswith("modules/cuda/")
+    }
 
 
 def test_symlink_loop_is_refused(small_site: Path, out: Path, build: Any) -> None:

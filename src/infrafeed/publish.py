@@ -168,6 +168,9 @@ class Stage:
         self._records: dict[str, FileRecord] = {}
         self.kept: set[str] = set()  # published files left as they are (keep.py)
         self._finisher = _Finisher()
+        self._staged_folders: set[Path] = set()  # made already: not made again per file
+        # Folders of the output resolved in this round of checks (see target, commit).
+        self._resolved: dict[Path, Path] = {}
 
     def target(self, relative: str) -> Path:
         """The final path of ``relative``, refused if it would leave the output folder."""
@@ -176,9 +179,17 @@ class Stage:
             raise PublishError(f"{relative!r}: refusing a path outside the output folder")
         target = self.out / candidate
         # Resolved, not compared as strings: a symlinked folder on the way
-        # (output/modules -> /elsewhere) must not carry a write outside.
+        # (output/modules -> /elsewhere) must not carry a write outside. A
+        # folder is resolved once per round of checks (an archive month's three
+        # documents share it: at 100,000 items, thousands of system calls).
         try:
-            resolved = target.resolve()
+            folder = self._resolved.get(target.parent)
+            if folder is not None and not target.is_symlink():
+                resolved = folder / target.name
+            else:
+                resolved = target.resolve()
+                if not target.is_symlink():
+                    self._resolved[target.parent] = resolved.parent
         except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop
             raise PublishError(f"{target}: cannot be resolved ({exc}); refusing to write") from None
         if not resolved.is_relative_to(self.root_resolved):
@@ -188,6 +199,10 @@ class Stage:
             )
         return target
 
+    def recheck(self) -> None:
+        """Start a new round of checks: :meth:`target` resolves each folder again."""
+        self._resolved.clear()
+
     def write(self, relative: str, data: bytes) -> None:
         self.write_chunks(relative, (data,))
 
@@ -196,7 +211,9 @@ class Stage:
         target = self.target(relative)
         staged = self.dir / relative
         try:
-            staged.parent.mkdir(parents=True, exist_ok=True)
+            if staged.parent not in self._staged_folders:
+                staged.parent.mkdir(parents=True, exist_ok=True)
+                self._staged_folders.add(staged.parent)
             _write_new_file(staged, chunks, self._finisher, relative)
         except OSError as exc:
             raise _staging_error(target, exc) from None
@@ -318,6 +335,7 @@ def commit(stage: Stage, previous: Manifest, manifest: Manifest) -> Report:
     """
     out = stage.out
     records = stage.records  # waits: nothing is published before every staged file is on disk
+    stage.recheck()  # the folders on the way are resolved again: they may have changed since
     targets = {relative: stage.target(relative) for relative in sorted(records)}
     vanished = {r: stage.target(r) for r in sorted(set(previous.files) - set(records))}
     # A file whose record changed since the last build is written without
