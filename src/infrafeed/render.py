@@ -14,6 +14,7 @@ feed and the item's module feed both show it; whether a feed fits
 
 from __future__ import annotations
 
+import operator
 import os
 import tempfile
 from array import array
@@ -302,12 +303,16 @@ class _Feed:
         return chunks(self.frame(page, fmt), self.parts.blocks(slots, field))
 
     def _position(self, page: Page) -> int:
-        if not page.items or page.items[0] is self.items[0]:
+        if not page.items:
             return 0
-        if self._index is None:  # archives: made once, for all of them
-            self._index = {id(item): i for i, item in enumerate(self.items)}
-        start = self._index[id(page.items[0])]
-        if self.items[start : start + len(page.items)] != page.items:
+        start = 0
+        if page.items[0] is not self.items[0]:
+            if self._index is None:  # archives: made once, for all of them
+                self._index = {id(item): i for i, item in enumerate(self.items)}
+            start = self._index[id(page.items[0])]
+        # By identity: comparing items would read the text of deferred ones (items.py).
+        run = self.items[start : start + len(page.items)]
+        if len(run) != len(page.items) or not all(map(operator.is_, run, page.items)):
             raise ValueError(f"feed '{self.spec.key}': a page is not a run of its items")
         return start
 
