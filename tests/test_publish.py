@@ -724,6 +724,30 @@ def test_write_errors_leave_the_previous_output_and_no_temp_files(
     assert_feeds_valid(out)
 
 
+def test_an_unexpected_error_in_the_finisher_thread_fails_the_build_safely(
+    small_site: Path, out: Path, build: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only OSError: a staged file without a record must never reach commit."""
+    import infrafeed.publish
+
+    assert build(small_site)[0] == 0
+    before = tree(out)
+    edit(small_site / "site.toml", 'title = "Fixture Guide"', 'title = "Fixture Guide 2"')
+    real = infrafeed.publish._hashed
+
+    def broken(fd: int) -> Any:
+        if Path(f"/proc/self/fd/{fd}").readlink().name == "atom.xml":
+            raise ValueError("something no one expected")
+        return real(fd)
+
+    monkeypatch.setattr(infrafeed.publish, "_hashed", broken)
+    code, stdout, stderr = build(small_site)
+    assert (code, stdout) == (5, "")
+    assert "could not stage the new version" in stderr and "something no one expected" in stderr
+    assert tree(out) == before
+    assert leftovers(out) == []
+
+
 def test_a_failed_removal_takes_back_the_whole_build(
     with_extra_module: Path, out: Path, build: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

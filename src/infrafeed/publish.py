@@ -269,6 +269,7 @@ class _Finisher:
 
         self._jobs: queue.SimpleQueue[tuple[int, str] | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        self._handed: list[str] = []  # every file handed over and not yet taken back
         self._records: dict[str, FileRecord] = {}
         self._failed: tuple[str, OSError] | None = None
 
@@ -279,6 +280,7 @@ class _Finisher:
 
             self._thread = threading.Thread(target=self._run, name="infrafeed-finish", daemon=True)
             self._thread.start()
+        self._handed.append(relative)
         self._jobs.put((fd, relative))
 
     def _run(self) -> None:
@@ -288,11 +290,13 @@ class _Finisher:
                 record = _hashed(fd)
                 os.fsync(fd)
                 self._records[relative] = record
-            except OSError as exc:
+            except Exception as exc:  # any: a file without a record must never go unnoticed
+                failure = exc if isinstance(exc, OSError) else OSError(errno.EIO, repr(exc))
                 if self._failed is None:
-                    self._failed = (relative, exc)
+                    self._failed = (relative, failure)
             finally:
-                os.close(fd)
+                with contextlib.suppress(OSError):
+                    os.close(fd)
 
     def wait(self) -> tuple[str, OSError] | None:
         """Wait for the files handed over so far; the first that failed, and why, if any."""
@@ -300,10 +304,18 @@ class _Finisher:
             self._jobs.put(None)
             self._thread.join()
             self._thread = None
+        if self._failed is None:
+            # A staged file missing from the records would look, to commit, like
+            # a file this build no longer makes: it would be removed.
+            for relative in self._handed:
+                if relative not in self._records:
+                    self._failed = (relative, OSError(errno.EIO, "no record of the staged file"))
+                    break
         return self._failed
 
     def take_records(self) -> dict[str, FileRecord]:
         records, self._records = self._records, {}
+        self._handed = [relative for relative in self._handed if relative not in records]
         return records
 
 
