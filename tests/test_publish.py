@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import REPO, RunCli
 from infrafeed import cli, render
@@ -842,3 +844,18 @@ def test_a_staged_file_is_hashed_whole_across_mapped_windows(
     finally:
         os.close(fd)
     assert (record.sha256, record.size) == (hashlib.sha256(data).hexdigest(), size)
+
+
+@given(st.text(alphabet="ab./\\\x00", max_size=12))
+def test_the_quick_path_check_accepts_what_safe_relative_accepts(name: str) -> None:
+    """Stage.target tests names with strings first: what it takes, the full check takes.
+
+    It may refuse more ("." alone, which safe_relative takes as the folder
+    itself): those go on to the full check.
+    """
+    from infrafeed.publish import _plain_relative, safe_relative
+
+    if _plain_relative(name):
+        assert safe_relative(name) is not None
+    elif name != ".":
+        assert safe_relative(name) is None
