@@ -730,19 +730,17 @@ def test_an_unexpected_error_in_the_finisher_thread_fails_the_build_safely(
     small_site: Path, out: Path, build: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Not only OSError: a staged file without a record must never reach commit."""
-    import infrafeed.publish
-
     assert build(small_site)[0] == 0
     before = tree(out)
     edit(small_site / "site.toml", 'title = "Fixture Guide"', 'title = "Fixture Guide 2"')
-    real = infrafeed.publish._hashed
+    real = os.fsync
 
-    def broken(fd: int) -> Any:
+    def broken(fd: int) -> None:
         if Path(f"/proc/self/fd/{fd}").readlink().name == "atom.xml":
             raise ValueError("something no one expected")
-        return real(fd)
+        real(fd)
 
-    monkeypatch.setattr(infrafeed.publish, "_hashed", broken)
+    monkeypatch.setattr(os, "fsync", broken)
     code, stdout, stderr = build(small_site)
     assert (code, stdout) == (5, "")
     assert "could not stage the new version" in stderr and "something no one expected" in stderr
