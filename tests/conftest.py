@@ -64,5 +64,45 @@ def run_cli(capsys: pytest.CaptureFixture[str]) -> RunCli:
     return run
 
 
+class CachedSite:
+    """A copy of the small site, its output folder and its build cache folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.entries = root / "entries"
+        self.out = root / "output"
+        self.cache = root / "cache"
+        shutil.copytree(SMALL_SITE, self.entries)
+
+
+RunSite = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run(run_cli: RunCli) -> RunSite:
+    """``infrafeed build`` of a CachedSite: with its cache, or with ``--no-cache``."""
+
+    def build_site(where: CachedSite, *args: str, cache: bool = True) -> tuple[int, str, str]:
+        chosen = ["--cache", str(where.cache)] if cache else ["--no-cache"]
+        where_args = ["--entries", str(where.entries), "--out", str(where.out)]
+        code, stdout, stderr = run_cli("build", *where_args, *chosen, *args)
+        return code, stdout, stderr.replace(str(where.root), "SITE")
+
+    return build_site
+
+
+@pytest.fixture
+def later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file written so far is settled (stamp.py): the cache's clock runs an hour ahead.
+
+    The build cache trusts a file's stat only 2.5 s after it last changed;
+    tests move the clock instead of waiting.
+    """
+    from infrafeed import stamp
+
+    real = stamp.now_ns
+    monkeypatch.setattr(stamp, "now_ns", lambda: real() + 3600 * 10**9)
+
+
 def invoke(*args: str) -> Result:
     return CliRunner().invoke(cli, list(args))

@@ -350,15 +350,6 @@ def _size_of_a_pack_for(entries: Path, tmp_path: Path, run_cli: RunCli) -> int:
 
 
 @pytest.fixture
-def later(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every file written so far is settled (stamp.py): the cache's clock runs an hour ahead."""
-    from infrafeed import stamp
-
-    real = stamp.now_ns
-    monkeypatch.setattr(stamp, "now_ns", lambda: real() + 3600 * 10**9)
-
-
-@pytest.fixture
 def staged(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files the builds rendered and staged (not the ones they left as they were)."""
     from infrafeed.publish import Stage

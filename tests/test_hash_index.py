@@ -23,7 +23,7 @@ from typing import BinaryIO
 
 import pytest
 
-from conftest import SMALL_SITE, RunCli
+from conftest import CachedSite, RunSite
 from infrafeed import stamp
 from infrafeed.build import inputs_digest
 from infrafeed.cache import Cache
@@ -35,15 +35,8 @@ from release_kit import release_text
 EDITED = "2026/2026-03-05.toml"
 
 
-class Site:
+class Site(CachedSite):
     """A copy of the small site, its output folder and its cache folder."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.entries = root / "entries"
-        self.out = root / "output"
-        self.cache = root / "cache"
-        shutil.copytree(SMALL_SITE, self.entries)
 
     def index(self) -> Path:
         (path,) = self.cache.glob("hashes-*")
@@ -69,13 +62,6 @@ def twin(tmp_path: Path) -> Site:
 
 
 @pytest.fixture
-def later(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every file written so far is settled: the stamp's clock runs an hour ahead."""
-    real = stamp.now_ns
-    monkeypatch.setattr(stamp, "now_ns", lambda: real() + 3600 * 10**9)
-
-
-@pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """The files that were read to be hashed (entries, and outputs checked by publish.py)."""
     seen: list[Path] = []
@@ -94,24 +80,8 @@ def below(folder: Path, paths: list[Path]) -> list[str]:
     return sorted(p.relative_to(folder).as_posix() for p in paths if p.is_relative_to(folder))
 
 
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(run_cli: RunCli) -> Run:
-    """``infrafeed build`` of a site: with its cache, or with ``--no-cache``."""
-
-    def build_site(where: Site, *args: str, cache: bool = True) -> tuple[int, str, str]:
-        chosen = ["--cache", str(where.cache)] if cache else ["--no-cache"]
-        where_args = ["--entries", str(where.entries), "--out", str(where.out)]
-        code, stdout, stderr = run_cli("build", *where_args, *chosen, *args)
-        return code, stdout, stderr.replace(str(where.root), "SITE")
-
-    return build_site
-
-
 def same_as_without_cache(
-    site: Site, twin: Site, run: Run, reads: list[Path], *args: str
+    site: Site, twin: Site, run: RunSite, reads: list[Path], *args: str
 ) -> list[str]:
     """Build both; check they print and write the same; return the entry files the first read."""
     reads.clear()
@@ -192,7 +162,7 @@ def test_a_build_after_a_change_reads_what_changed_and_writes_what_no_cache_writ
     args: tuple[str, ...],
     site: Site,
     twin: Site,
-    run: Run,
+    run: RunSite,
     later: None,
     reads: list[Path],
 ) -> None:
@@ -205,7 +175,7 @@ def test_a_build_after_a_change_reads_what_changed_and_writes_what_no_cache_writ
 
 
 def test_an_edit_right_after_a_build_is_built(
-    site: Site, twin: Site, run: Run, reads: list[Path]
+    site: Site, twin: Site, run: RunSite, reads: list[Path]
 ) -> None:
     """Every file changed within 2.5 s of the index: none is trusted, all are read."""
     run(site)
@@ -237,7 +207,7 @@ def resum(index: Path, body: bytes) -> None:
 
 
 def test_an_edit_the_index_could_not_see_is_built(
-    site: Site, twin: Site, run: Run, reads: list[Path]
+    site: Site, twin: Site, run: RunSite, reads: list[Path]
 ) -> None:
     """An index taken within 2.5 s of a file's change does not vouch for it, even unchanged."""
     run(site)
@@ -252,7 +222,7 @@ def test_an_edit_the_index_could_not_see_is_built(
 
 
 def test_only_changed_files_are_read_and_an_index_that_did_not_change_is_not_written(
-    site: Site, twin: Site, run: Run, later: None, reads: list[Path]
+    site: Site, twin: Site, run: RunSite, later: None, reads: list[Path]
 ) -> None:
     run(site)
     run(twin, cache=False)
@@ -273,7 +243,7 @@ def test_only_changed_files_are_read_and_an_index_that_did_not_change_is_not_wri
 
 
 def test_files_changed_just_before_an_index_are_read_until_they_settle(
-    site: Site, twin: Site, run: Run, reads: list[Path], monkeypatch: pytest.MonkeyPatch
+    site: Site, twin: Site, run: RunSite, reads: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """As for the no-op stamp: a file must have changed 2.5 s before the index was taken."""
     run(site)  # right after the copy: no file is settled
@@ -332,7 +302,7 @@ def test_a_damaged_index_is_not_used(
     damage: Callable[[bytes], bytes],
     site: Site,
     twin: Site,
-    run: Run,
+    run: RunSite,
     later: None,
     reads: list[Path],
 ) -> None:
@@ -381,7 +351,7 @@ def test_a_malformed_index_with_a_good_checksum_is_not_used(
     damage: Callable[[bytes], bytes],
     site: Site,
     twin: Site,
-    run: Run,
+    run: RunSite,
     later: None,
     reads: list[Path],
 ) -> None:
@@ -396,7 +366,7 @@ def test_a_malformed_index_with_a_good_checksum_is_not_used(
 
 
 def test_an_index_of_another_entries_folder_is_not_used(
-    site: Site, twin: Site, run: Run, later: None, reads: list[Path]
+    site: Site, twin: Site, run: RunSite, later: None, reads: list[Path]
 ) -> None:
     """The index names its folder inside, not only in its file's name.
 

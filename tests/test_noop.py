@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 import infrafeed.build
-from conftest import SMALL_SITE, RunCli
+from conftest import CachedSite, RunCli, RunSite
 from infrafeed import stamp
 from infrafeed.build import build
 from infrafeed.cache import TAG
@@ -35,25 +35,11 @@ from outputs import tree
 from release_kit import release_text
 
 
-class Site:
+class Site(CachedSite):
     """A copy of the small site, its output folder and its cache folder."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.entries = root / "entries"
-        self.out = root / "output"
-        self.cache = root / "cache"
-        shutil.copytree(SMALL_SITE, self.entries)
 
     def stamps(self) -> list[Path]:
         return sorted(self.cache.glob("stamp-*"))
-
-
-@pytest.fixture
-def later(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every file written so far is settled: the stamp's clock runs an hour ahead."""
-    real = stamp.now_ns
-    monkeypatch.setattr(stamp, "now_ns", lambda: real() + 3600 * 10**9)
 
 
 @pytest.fixture
@@ -86,22 +72,6 @@ def twin(tmp_path: Path) -> Site:
     return Site(tmp_path / "plain")
 
 
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(run_cli: RunCli) -> Run:
-    """``infrafeed build`` of a site: with its cache, or with ``--no-cache``."""
-
-    def build_site(where: Site, *args: str, cache: bool = True) -> tuple[int, str, str]:
-        chosen = ["--cache", str(where.cache)] if cache else ["--no-cache"]
-        where_args = ["--entries", str(where.entries), "--out", str(where.out)]
-        code, stdout, stderr = run_cli("build", *where_args, *chosen, *args)
-        return code, stdout, stderr.replace(str(where.root), "SITE")
-
-    return build_site
-
-
 def cold(entries: Path, tmp_path: Path) -> dict[str, bytes]:
     """What a build of ``entries`` into an empty folder leaves there."""
     out = tmp_path / "cold"
@@ -118,7 +88,7 @@ def files_of(site: Site) -> int:
 
 
 def test_a_build_with_nothing_to_do_reads_no_file(
-    site: Site, run: Run, later: None, monkeypatch: pytest.MonkeyPatch
+    site: Site, run: RunSite, later: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert run(site)[0] == 0
     before = tree(site.out)
@@ -134,7 +104,7 @@ def test_a_build_with_nothing_to_do_reads_no_file(
 
 
 def test_the_cache_folder_is_tagged_and_holds_a_stamp_a_pack_documents_and_hashes(
-    site: Site, run: Run
+    site: Site, run: RunSite
 ) -> None:
     run(site)
     assert (
@@ -202,6 +172,27 @@ def delete_manifest(out: Path) -> None:
     (out / MANIFEST).unlink()
 
 
+def built_like_without_cache(
+    site: Site,
+    twin: Site,
+    run: RunSite,
+    hashed: list[Path],
+    tmp_path: Path,
+    change: Callable[[Site], None],
+) -> None:
+    """Build both, change both alike, build again: the cached build hashes, then matches."""
+    run(site)
+    run(twin, cache=False)
+    change(site)
+    change(twin)
+    hashed.clear()
+    done = run(site)
+    assert hashed == [site.entries]
+    assert done == run(twin, cache=False)
+    assert done[0] == 0
+    assert tree(site.out) == tree(twin.out) == cold(site.entries, tmp_path)
+
+
 @pytest.mark.parametrize(
     "change",
     [
@@ -217,21 +208,12 @@ def test_a_change_to_the_entries_is_built(
     change: Callable[[Path], None],
     site: Site,
     twin: Site,
-    run: Run,
+    run: RunSite,
     later: None,
     hashed: list[Path],
     tmp_path: Path,
 ) -> None:
-    run(site)
-    run(twin, cache=False)
-    change(site.entries)
-    change(twin.entries)
-    hashed.clear()
-    done = run(site)
-    assert hashed == [site.entries]
-    assert done == run(twin, cache=False)
-    assert done[0] == 0
-    assert tree(site.out) == tree(twin.out) == cold(site.entries, tmp_path)
+    built_like_without_cache(site, twin, run, hashed, tmp_path, lambda s: change(s.entries))
     hashed.clear()
     assert run(site) == (0, f"unchanged: {files_of(site)} files\n", "")
     assert hashed == []  # the build stamped what it built
@@ -244,25 +226,16 @@ def test_a_change_to_the_output_is_repaired(
     change: Callable[[Path], None],
     site: Site,
     twin: Site,
-    run: Run,
+    run: RunSite,
     later: None,
     hashed: list[Path],
     tmp_path: Path,
 ) -> None:
-    run(site)
-    run(twin, cache=False)
-    change(site.out)
-    change(twin.out)
-    hashed.clear()
-    done = run(site)
-    assert hashed == [site.entries]
-    assert done == run(twin, cache=False)
-    assert done[0] == 0
-    assert tree(site.out) == tree(twin.out) == cold(site.entries, tmp_path)
+    built_like_without_cache(site, twin, run, hashed, tmp_path, lambda s: change(s.out))
 
 
 def test_a_removed_entry_meets_the_guard_as_without_the_cache(
-    site: Site, twin: Site, run: Run, later: None, tmp_path: Path
+    site: Site, twin: Site, run: RunSite, later: None, tmp_path: Path
 ) -> None:
     for each in (site, twin):
         run(each, cache=each is site)
@@ -278,7 +251,7 @@ def test_a_removed_entry_meets_the_guard_as_without_the_cache(
 
 
 def test_another_version_of_infrafeed_rebuilds(
-    site: Site, run: Run, later: None, hashed: list[Path], monkeypatch: pytest.MonkeyPatch
+    site: Site, run: RunSite, later: None, hashed: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run(site)
     monkeypatch.setattr(infrafeed.build, "__version__", "99.0")
@@ -294,7 +267,7 @@ def test_another_version_of_infrafeed_rebuilds(
 
 
 def test_a_deleted_cache_folder_costs_one_hashing_build(
-    site: Site, run: Run, later: None, hashed: list[Path]
+    site: Site, run: RunSite, later: None, hashed: list[Path]
 ) -> None:
     run(site)
     before = tree(site.out)
@@ -323,7 +296,7 @@ def test_a_deleted_cache_folder_costs_one_hashing_build(
     ids=["empty", "half", "no-end", "zeros", "settled", "count", "not-utf8"],
 )
 def test_a_damaged_stamp_costs_one_hashing_build(
-    damage: Callable[[bytes], bytes], site: Site, run: Run, later: None, hashed: list[Path]
+    damage: Callable[[bytes], bytes], site: Site, run: RunSite, later: None, hashed: list[Path]
 ) -> None:
     run(site)
     (path,) = site.stamps()
@@ -337,7 +310,7 @@ def test_a_damaged_stamp_costs_one_hashing_build(
 
 
 def test_a_damaged_stamp_does_not_hide_a_change(
-    site: Site, run: Run, later: None, tmp_path: Path
+    site: Site, run: RunSite, later: None, tmp_path: Path
 ) -> None:
     run(site)
     (path,) = site.stamps()
@@ -349,7 +322,7 @@ def test_a_damaged_stamp_does_not_hide_a_change(
 
 
 def test_each_output_folder_has_its_own_stamp(
-    site: Site, run: Run, later: None, hashed: list[Path], run_cli: RunCli
+    site: Site, run: RunSite, later: None, hashed: list[Path], run_cli: RunCli
 ) -> None:
     other = site.root / "other-output"
 
@@ -369,7 +342,7 @@ def test_each_output_folder_has_its_own_stamp(
 
 
 def test_a_stamp_of_another_output_folder_is_not_used(
-    site: Site, run: Run, later: None, hashed: list[Path], run_cli: RunCli
+    site: Site, run: RunSite, later: None, hashed: list[Path], run_cli: RunCli
 ) -> None:
     """A folder moved keeps every stat; only the folder it names tells its stamp apart."""
     run(site)
@@ -386,7 +359,7 @@ def test_a_stamp_of_another_output_folder_is_not_used(
 
 
 def test_an_unsettled_stamp_is_not_trusted(
-    site: Site, run: Run, hashed: list[Path], monkeypatch: pytest.MonkeyPatch
+    site: Site, run: RunSite, hashed: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A file changed within the clock tick of its stat may change again unseen."""
     run(site)
@@ -412,7 +385,7 @@ def test_an_unsettled_stamp_is_not_trusted(
 
 
 def test_a_symlinked_output_is_hashed_every_time(
-    site: Site, run: Run, later: None, hashed: list[Path]
+    site: Site, run: RunSite, later: None, hashed: list[Path]
 ) -> None:
     """Its target may change without the link's lstat changing."""
     run(site)
@@ -433,7 +406,7 @@ def test_a_symlinked_output_is_hashed_every_time(
 
 
 def test_an_unwritable_cache_only_warns(
-    site: Site, run: Run, later: None, hashed: list[Path], tmp_path: Path
+    site: Site, run: RunSite, later: None, hashed: list[Path], tmp_path: Path
 ) -> None:
     site.cache = site.root / "a-file" / "cache"
     site.cache.parent.write_text("not a folder\n", encoding="utf-8")
@@ -463,7 +436,7 @@ def test_an_unwritable_cache_only_warns(
 
 
 def test_a_full_disk_keeps_the_stamp_as_it_was(
-    site: Site, run: Run, later: None, monkeypatch: pytest.MonkeyPatch
+    site: Site, run: RunSite, later: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run(site)
     (path,) = site.stamps()
@@ -506,14 +479,14 @@ def test_by_default_the_cache_is_beside_the_entries(
     assert not list(site.entries.rglob(".infrafeed-cache"))
 
 
-def test_no_cache_writes_no_cache(site: Site, run: Run) -> None:
+def test_no_cache_writes_no_cache(site: Site, run: RunSite) -> None:
     assert run(site, cache=False)[0] == 0
     assert run(site, cache=False)[0] == 0
     assert not site.cache.exists()
     assert not (site.root / ".infrafeed-cache").exists()
 
 
-def test_cache_and_no_cache_together_are_a_usage_error(site: Site, run: Run) -> None:
+def test_cache_and_no_cache_together_are_a_usage_error(site: Site, run: RunSite) -> None:
     code, _, stderr = run(site, "--no-cache")
     assert code == 2
     assert "--cache and --no-cache: give one or the other" in stderr
@@ -528,7 +501,7 @@ def test_cache_and_no_cache_together_are_a_usage_error(site: Site, run: Run) -> 
     ],
 )
 def test_a_cache_folder_among_the_entries_or_the_output_is_refused(
-    where: str, role: str, site: Site, run: Run
+    where: str, role: str, site: Site, run: RunSite
 ) -> None:
     site.cache = site.root / where
     code, stdout, stderr = run(site)

@@ -28,7 +28,7 @@ from . import stamp
 from .cache import Cache
 from .frame import Frame
 from .items import Item
-from .publish import FileRecord
+from .publish import FileRecord, sha256_of
 
 _HEADER = "infrafeed-documents 1"
 
@@ -78,7 +78,7 @@ class KeptDocuments:
         # change (stamp.py): its bytes are checked instead. Hashing costs less
         # than rendering, and the first build after another, minutes later,
         # finds the documents that build wrote in that state.
-        return _sha256_of(self._out / relative) == record.sha256
+        return sha256_of(self._out / relative) == record.sha256
 
     def _fingerprint(self, frame: Frame, items: Sequence[Item]) -> str:
         # A page's items are the same tuple in each of its formats: digested once.
@@ -139,11 +139,3 @@ def _parse(data: bytes | None) -> tuple[int, dict[str, tuple[str, ...]]]:
 def _number(text: str) -> bool:
     # str.isdigit alone takes "²" and other digits int() refuses.
     return text.isascii() and text.isdigit()
-
-
-def _sha256_of(path: Path) -> str | None:
-    try:
-        with path.open("rb") as handle:
-            return hashlib.file_digest(handle, "sha256").hexdigest()
-    except OSError:
-        return None

@@ -286,8 +286,9 @@ class _Finisher:
 
     sha256 over a whole mapped file and ``fsync`` both run without the GIL:
     a rebuild at 10,000 items spent a fifth of its time in them, one file
-    after the other, with the second core idle. The file is hashed as it is
-    on disk, read back from the page cache. Records come out of
+    after the other, with the second core idle. A large file is hashed as it
+    is on disk, read back from the page cache; a small one comes with its
+    record (``_write_new_file`` hashed it from memory). Records come out of
     :meth:`take_records`; nothing is published before :meth:`wait` returns
     (commit reads Stage.records, which waits).
     """
@@ -397,7 +398,7 @@ def commit(stage: Stage, previous: Manifest, manifest: Manifest) -> Report:
         r
         for r, t in targets.items()
         if r not in stage.kept
-        and (previous.files.get(r, records[r]) != records[r] or _sha256_of(t) != records[r].sha256)
+        and (previous.files.get(r, records[r]) != records[r] or sha256_of(t) != records[r].sha256)
     ]
     unchanged = [r for r in targets if r not in written]
     removed: list[str] = []
@@ -405,7 +406,7 @@ def commit(stage: Stage, previous: Manifest, manifest: Manifest) -> Report:
     for relative, target in vanished.items():
         if not target.is_file():
             continue
-        if _sha256_of(target) == previous.files[relative].sha256:
+        if sha256_of(target) == previous.files[relative].sha256:
             removed.append(relative)
         else:
             kept.append(relative)  # changed by someone else since: not ours to delete
@@ -534,7 +535,7 @@ def outputs_intact(out: Path, files: Mapping[str, FileRecord]) -> bool:
                 return False
         except OSError:
             return False
-        if _sha256_of(path) != record.sha256:
+        if sha256_of(path) != record.sha256:
             return False
     return True
 
@@ -615,7 +616,7 @@ def _link_or_copy(source: Path, backup: Path) -> None:
         shutil.copyfile(source, backup)
 
 
-def _sha256_of(path: Path) -> str | None:
+def sha256_of(path: Path) -> str | None:
     """The file's hash, or None when there is no file to read there.
 
     Unreadable counts as different: the file is then replaced (ours) or kept

@@ -159,27 +159,17 @@ class PartsStore:
         self._offsets = [array("q") for _ in range(fields)]
         self._lengths = [array("q") for _ in range(fields)]
 
-    def _slot(self, item: Item) -> int:
-        slot = self._slots.get(id(item))
-        if slot is None:
-            held = self._resident_of(item) if self._resident_of is not None else None
-            if held is not None:
-                slot = self._slots[id(item)] = len(self._items)
-                self._items.append(item)
-                self._resident[slot] = held
-                for field, data in enumerate(held):
-                    self._offsets[field].append(-1)
-                    self._lengths[field].append(len(data))
-                return slot
-            parts = self._parts_of(item)
-            for field, data in enumerate(parts):
-                self._offsets[field].append(self._ends[field])
-                self._lengths[field].append(len(data))
-                self._files[field].write(data)
-                self._ends[field] += len(data)
-            self._dirty = True
-            slot = self._slots[id(item)] = len(self._items)
-            self._items.append(item)
+    def _rendered_slot(self, item: Item) -> int:
+        """A slot for ``item``, whose parts are not resident: fetched and written to the files."""
+        parts = self._parts_of(item)
+        for field, data in enumerate(parts):
+            self._offsets[field].append(self._ends[field])
+            self._lengths[field].append(len(data))
+            self._files[field].write(data)
+            self._ends[field] += len(data)
+        self._dirty = True
+        slot = self._slots[id(item)] = len(self._items)
+        self._items.append(item)
         return slot
 
     def slots(self, items: Sequence[Item]) -> list[int]:
@@ -204,7 +194,7 @@ class PartsStore:
                 self._lengths[field].extend(len(parts[field]) for _, parts in resident)
         for index, known_slot in enumerate(found):
             if known_slot is None:
-                found[index] = self._slot(items[index])
+                found[index] = self._rendered_slot(items[index])
         return found  # type: ignore[return-value]  # every None was replaced
 
     def lengths(self, slots: Iterable[int], field: int) -> Iterator[int]:
@@ -220,9 +210,6 @@ class PartsStore:
                 yield [resident[slot][field] for slot in block]
             except KeyError:  # some were rendered by this build: in the files
                 yield [self._resident_or_read(slot, field) for slot in block]
-
-    def part(self, item: Item, field: int) -> bytes:
-        return self._resident_or_read(self._slot(item), field)
 
     def _resident_or_read(self, slot: int, field: int) -> bytes:
         held = self._resident.get(slot)
@@ -240,7 +227,8 @@ class PartsStore:
         return data
 
     def get(self, item: Item) -> ItemParts:
-        return ItemParts(*(self.part(item, field) for field in range(len(ItemParts._fields))))
+        slot = self.slots((item,))[0]
+        return ItemParts(*(self._resident_or_read(slot, f) for f in range(len(ItemParts._fields))))
 
     def close(self) -> None:
         for handle in self._files:
