@@ -22,7 +22,7 @@ from conftest import DATA, REPO, SHIPPED_ENTRIES
 from outputs import run_infrafeed
 
 sys.path.insert(0, str(REPO / "bench"))
-from corpus import write_corpus  # noqa: E402
+from corpus import write_corpus
 
 PINNED = DATA / "same-bytes"
 
