@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from infrafeed.inline import (
+from infrafeed.source.inline import (
     Code,
     Emphasis,
     Link,
@@ -19,7 +19,7 @@ from infrafeed.inline import (
     Strong,
     Text,
 )
-from infrafeed.urls import check_reference
+from infrafeed.source.urls import check_reference
 
 ESCAPABLE = "\\`*[]()"
 MAX_DEPTH = 16

@@ -21,7 +21,8 @@ from lxml import etree
 
 import infrafeed
 from feedcheck import check_tree
-from infrafeed.outfolder import LOCK, MANIFEST, STAGING_PREFIX
+from infrafeed.publish.lock import LOCK, STAGING_PREFIX
+from infrafeed.publish.manifest import read_manifest
 
 FEED_NAMES = ("feed.xml", "atom.xml", "feed.json")
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -92,8 +93,7 @@ def assert_feeds_valid(out: Path) -> None:
         if path.suffix == ".xml":
             parsed = feedparser.parse(path.read_bytes())
             assert parsed.bozo == 0, f"{path}: {parsed.get('bozo_exception')}"
-        manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-        assert path.relative_to(out).as_posix() in manifest["files"]
+        assert path.relative_to(out).as_posix() in read_manifest(out).files
     # And the W3C rules of the feeds issue hold for whatever was published; the
     # URL the folder is served at is the all-items JSON feed's own.
     base = json.loads((out / "feed.json").read_bytes())["feed_url"].removesuffix("feed.json")

@@ -17,14 +17,14 @@ from markdown_it.tree import SyntaxTreeNode
 from pydantic import ValidationError
 
 from conftest import DATA, SHIPPED_ENTRIES
-from infrafeed import inline
 from infrafeed.build import build
-from infrafeed.changelog_page import assemble_page, page_files, release_section, render_page
-from infrafeed.loader import Changelog, load
-from infrafeed.models import PageSettings
-from infrafeed.page_inline import markdown_parser, read_nodes
-from infrafeed.page_markdown import inline_markdown, link_destination, plain_markdown
-from infrafeed.urls import absolute
+from infrafeed.changelog.markdown import inline_markdown, link_destination, plain_markdown
+from infrafeed.changelog.markdown_reader import markdown_parser, read_nodes
+from infrafeed.changelog.page import assemble_page, release_section, render_page
+from infrafeed.source import inline
+from infrafeed.source.loader import Changelog, load
+from infrafeed.source.models import PageSettings
+from infrafeed.source.urls import absolute
 from slugger import astro_heading_ids
 
 GOLDEN = DATA / "small-site" / "expected" / "update-log.md"
@@ -100,11 +100,12 @@ def test_front_matter_and_intro_come_from_the_settings(small_site: Path) -> None
 
 @pytest.mark.parametrize("entries", [SHIPPED_ENTRIES, DATA / "small-site" / "entries"])
 def test_the_page_is_its_release_sections_joined(entries: Path) -> None:
-    """A build cache may keep each release's section and join them again."""
+    """A build renders each release's section on its own and joins them."""
     changelog = load(entries)
     sections = [release_section(changelog.site, rf) for rf in changelog.releases]
     page = render_page(changelog)
-    assert assemble_page(changelog, [s.encode() for s in sections]) == page
+    oldest = changelog.releases[-1].date
+    assert assemble_page(changelog.site, [s.encode() for s in sections], oldest) == page
     text = page.decode("utf-8")
     assert text[text.index("\n## ") + 1 :] == "\n---\n\n".join(sections)
     for section in sections:
@@ -117,14 +118,18 @@ def test_a_site_can_turn_the_page_off(small_site: Path, tmp_path: Path) -> None:
     site_toml.write_text(
         site_toml.read_text(encoding="utf-8") + "\n[page]\nenabled = false\n", encoding="utf-8"
     )
-    assert page_files(load(small_site)) == ()
     build(small_site, tmp_path / "out")
     assert not (tmp_path / "out" / "update-log.md").exists()
+    assert (tmp_path / "out" / "feed.xml").exists()
 
 
 def test_the_page_path_is_a_setting(small_site: Path, tmp_path: Path) -> None:
-    changelog = with_page(load(small_site), path="blog/changelog.md")
-    assert [path for path, _ in page_files(changelog)] == ["blog/changelog.md"]
+    site_toml = small_site / "site.toml"
+    settings = site_toml.read_text(encoding="utf-8")
+    site_toml.write_text(settings + '\n[page]\npath = "blog/changelog.md"\n', encoding="utf-8")
+    build(small_site, tmp_path / "out")
+    assert (tmp_path / "out" / "blog" / "changelog.md").is_file()
+    assert not (tmp_path / "out" / "update-log.md").exists()
 
 
 @pytest.mark.parametrize(

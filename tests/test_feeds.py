@@ -14,9 +14,9 @@ import pytest
 from conftest import DATA, RunCli
 from feedcheck import ATOM, check_tree
 from infrafeed.build import build
-from infrafeed.items import build_items
-from infrafeed.loader import Changelog, load
-from infrafeed.urls import absolute
+from infrafeed.feeds.items import build_items
+from infrafeed.source.loader import Changelog, load
+from infrafeed.source.urls import absolute
 
 SHIPPED_BASE = "https://caomaolufei.github.io/AIInfraGuide/feeds/"
 SMALL_BASE = "https://example.org/guide/feeds/"

@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import SMALL_SITE, RunCli
-from infrafeed.feeds import feed_specs, select_all
-from infrafeed.history import Page, month_of
-from infrafeed.items import build_items
-from infrafeed.loader import load
+from infrafeed.feeds.history import Document, month_of
+from infrafeed.feeds.items import build_items
+from infrafeed.feeds.specs import feed_specs, select_all
+from infrafeed.source.loader import load
 from sitebuilder import add_release, write_site
 
 FEEDS_URL = "https://example.org/guide/feeds/"
@@ -248,8 +248,8 @@ def test_plan_partitions_any_feed(months: list[int], max_items: int, max_bytes: 
     """Whatever the sizes: every item in exactly one document, in order, within the limits."""
     import datetime as dt
 
-    from infrafeed.history import plan
-    from infrafeed.items import Item
+    from infrafeed.feeds.history import plan
+    from infrafeed.feeds.items import Item
 
     site = load(SMALL_SITE).site
     site = site.model_copy(
@@ -280,14 +280,14 @@ def test_plan_partitions_any_feed(months: list[int], max_items: int, max_bytes: 
                 )
             )
 
-    def size_of(page: Page) -> int:
+    def size_of(page: Document) -> int:
         return 1_000 + 700 * len(page.items)
 
     history = plan(site, spec, items, size_of)
-    assert [item for page in history.pages for item in page.items] == items
+    assert [item for page in history.documents for item in page.items] == items
     current = history.current
     if history.complete:
-        assert len(history.pages) == 1 and current.prev_archive is None
+        assert len(history.documents) == 1 and current.prev_archive is None
         assert len(items) <= max_items and size_of(current) <= max_bytes
         return
     newest = items[0].released.strftime("%Y-%m")

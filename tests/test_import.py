@@ -13,15 +13,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA, SHIPPED_ENTRIES, SMALL_SITE, RunCli
-from infrafeed import inline
-from infrafeed.changelog_page import render_page
+from infrafeed.changelog.importer import import_page
+from infrafeed.changelog.mapping import to_releases
+from infrafeed.changelog.page import render_page
+from infrafeed.changelog.reader import read_page
 from infrafeed.errors import PageError
-from infrafeed.importer import import_page
-from infrafeed.loader import Changelog, ReleaseFile, load, load_site
-from infrafeed.models import KINDS as KIND_NAMES
-from infrafeed.models import Article, Group, Note, Release, Table
-from infrafeed.page_import import to_releases
-from infrafeed.page_reader import read_page
+from infrafeed.source import inline
+from infrafeed.source.loader import Changelog, ReleaseFile, load, load_site, release_name
+from infrafeed.source.models import KINDS as KIND_NAMES
+from infrafeed.source.models import Article, Group, Note, Release, Table
 
 IMPORT = DATA / "import"
 PAGE = IMPORT / "original-style.md"
@@ -578,7 +578,10 @@ def test_generated_changelogs_round_trip(changelog: Changelog) -> None:
     imported = to_releases(parsed, SMALL, "page.md")
     again = Changelog(
         SMALL,
-        tuple(ReleaseFile(f"{r.anchor}.toml", r.sequence, r.release) for r in imported),
+        tuple(
+            ReleaseFile(f"{release_name(r.release.date, r.sequence)}.toml", r.sequence, r.release)
+            for r in imported
+        ),
     )
     assert render_page(again) == page
     # Emphasis CommonMark would not see (next to punctuation) is written as plain

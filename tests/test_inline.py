@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infrafeed import inline
-from infrafeed.inline import Code, Emphasis, Link, MarkupError, Strong, Text
+from infrafeed.source import inline
+from infrafeed.source.inline import Code, Emphasis, Link, MarkupError, Strong, Text
 
 
 def to_html(source: str) -> str:

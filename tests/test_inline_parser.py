@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import inline_before
-from infrafeed import inline
-from infrafeed.inline import MarkupError, Node
+from infrafeed.source import inline
+from infrafeed.source.inline import MarkupError, Node
 
 # Pieces that make markup, or nearly: link targets both allowed and refused.
 TOKENS = [

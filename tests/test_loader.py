@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from infrafeed.errors import DataError
-from infrafeed.loader import load
-from infrafeed.models import Article
+from infrafeed.source.files import read_entries
+from infrafeed.source.loader import load
+from infrafeed.source.models import Article
 
 GOOD_RELEASE = """\
 date = 2026-11-07
@@ -324,8 +325,11 @@ def test_missing_folder(tmp_path: Path) -> None:
 
 
 def test_hidden_files_are_ignored(small_site: Path) -> None:
-    (small_site / "2026" / ".#2026-11-07.toml").write_text("garbage", encoding="utf-8")
-    load(small_site)
+    hidden = small_site / "2026" / ".#2026-11-07.toml"
+    hidden.write_text("garbage", encoding="utf-8")
+    releases = load(small_site).releases
+    assert releases and all(".#" not in rf.path for rf in releases)
+    assert hidden.name not in [f.relative for f in read_entries(small_site, "0").releases]
 
 
 def xml_forbidden(ch: str) -> bool:
@@ -364,43 +368,22 @@ def test_the_first_character_xml_forbids_is_named(text: str) -> None:
         assert first is None
 
 
-@pytest.mark.parametrize("spelled", [".", "entries", "./entries", "entries/", "{tmp}/entries", "/"])
-def test_paths_below_the_entries_folder_are_named_as_relative_to_names_them(
+@pytest.mark.parametrize("spelled", [".", "entries", "./entries", "entries/", "{tmp}/entries"])
+def test_files_are_named_as_the_entries_folder_was_spelled(
     spelled: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from infrafeed.paths import below
-
     monkeypatch.chdir(tmp_path)
     (tmp_path / "entries" / "2026").mkdir(parents=True)
     (tmp_path / "entries" / "2026" / "2026-03-01.toml").touch()
     folder = Path(spelled.format(tmp=tmp_path))
     if spelled == ".":
         monkeypatch.chdir(tmp_path / "entries")
-    paths = [Path("/etc/hostname")] if spelled == "/" else sorted(folder.rglob("*"))
-    assert paths
-    assert [below(folder)(p) for p in paths] == [p.relative_to(folder).as_posix() for p in paths]
+    snapshot = read_entries(folder, "0")
+    assert [f.shown for f in snapshot.releases] == [(folder / "2026/2026-03-01.toml").as_posix()]
+    assert snapshot.site.shown == (folder / "site.toml").as_posix()
 
 
-def test_a_release_let_go_is_read_again_when_asked_for(tmp_path: Path) -> None:
-    import shutil
-
-    from conftest import SMALL_SITE
-
-    entries = tmp_path / "entries"
-    shutil.copytree(SMALL_SITE, entries)
-    changelog = load(entries)
-    before = [rf.release for rf in changelog.releases]
-    for rf in changelog.releases:
-        rf.forget()
-        assert rf._release is None
-    assert [rf.release for rf in changelog.releases] == before
-
-
-def test_the_builds_listing_finds_the_release_files_a_walk_finds(tmp_path: Path) -> None:
-    """A build hands the loader the paths it hashed: the same release files as a walk."""
-    from infrafeed.build import inputs_digest
-    from infrafeed.loader import _release_paths
-
+def test_the_release_files_are_every_toml_file_but_hidden_ones(tmp_path: Path) -> None:
     entries = tmp_path / "entries"
     for name in (
         "site.toml",
@@ -420,11 +403,8 @@ def test_the_builds_listing_finds_the_release_files_a_walk_finds(tmp_path: Path)
     (entries / "2026/2026-01-06.toml").symlink_to("2026-01-01.toml")
     (entries / "linked").symlink_to(entries / "2026", target_is_directory=True)
     (entries / "2026/2026-01-07.toml").symlink_to("missing.toml")
-    listing: list[tuple[str, Path]] = []
-    inputs_digest(entries, listing=listing)
-    assert _release_paths(entries, listing) == _release_paths(entries)
     # Hidden names skipped, names matched with case, a linked folder not walked into.
-    assert [relative for relative, _ in _release_paths(entries)] == [
+    assert [f.relative for f in read_entries(entries, "0").releases] == [
         "2026/2026-01-01-2.toml",
         "2026/2026-01-01.toml",
         "2026/2026-01-05.toml",

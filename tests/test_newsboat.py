@@ -11,9 +11,9 @@ import pytest
 
 from conftest import SHIPPED_ENTRIES, require_program
 from infrafeed.build import build
-from infrafeed.feeds import feed_specs, select_all
-from infrafeed.items import build_items
-from infrafeed.loader import load
+from infrafeed.feeds.items import build_items
+from infrafeed.feeds.specs import feed_specs, select_all
+from infrafeed.source.loader import load
 from localhttp import serve
 
 pytestmark = pytest.mark.external

@@ -23,11 +23,11 @@ from hypothesis import event, given, settings
 from conftest import SMALL_SITE
 from infrafeed.cli import main
 from infrafeed.errors import DataError
-from infrafeed.feeds import feed_specs
-from infrafeed.items import build_items
-from infrafeed.loader import from_data
-from infrafeed.render import render_all
-from infrafeed.render_feedgen import rfc822
+from infrafeed.feeds.items import build_items
+from infrafeed.feeds.specs import feed_specs
+from infrafeed.render.documents import render_all
+from infrafeed.render.rss_atom import rfc822
+from infrafeed.source.loader import from_data
 from outputs import (
     FEED_NAMES,
     assert_feeds_valid,

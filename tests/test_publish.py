@@ -7,7 +7,6 @@ import contextlib
 import errno
 import fcntl
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -17,14 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from conftest import REPO, RunCli
-from infrafeed import cli, render
+from infrafeed import cli
 from infrafeed.errors import PublishError
-from infrafeed.outfolder import LOCK, MANIFEST, STAGING_PREFIX
-from infrafeed.publish import Stage
+from infrafeed.publish.lock import LOCK, STAGING_PREFIX
+from infrafeed.publish.manifest import MANIFEST, read_ids, read_manifest
+from infrafeed.publish.stage import Stage
+from infrafeed.render import documents
 from outputs import (
     FEED_NAMES,
     age,
@@ -46,8 +45,8 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def owned(out: Path) -> set[str]:
-    """The files the manifest says infrafeed wrote."""
-    return set(json.loads((out / MANIFEST).read_bytes())["files"])
+    """The files the manifest says infrafeed wrote, but its own bookkeeping."""
+    return {name for name in read_manifest(out).files if not name.startswith(".")}
 
 
 def report(
@@ -135,8 +134,8 @@ def test_entries_changed_without_changing_feeds_rewrite_no_feed(
     assert build(shipped_entries) == (0, f"unchanged: {built_shipped} files\n", "")
     after = mtimes(out)
     assert {name for name in after if after[name] != stamps[name]} == {MANIFEST}
-    manifest = json.loads((out / MANIFEST).read_bytes())
-    assert manifest["inputs"] != json.loads(manifest_before)["inputs"]  # so the next is fast
+    manifest = (out / MANIFEST).read_bytes()
+    assert manifest.split(b"\n")[1] != manifest_before.split(b"\n")[1]  # so the next is fast
 
     assert build(shipped_entries) == (0, f"unchanged: {built_shipped} files\n", "")
     assert mtimes(out) == after
@@ -231,7 +230,7 @@ def test_a_folder_made_a_symlink_during_the_build_is_refused_at_commit(
     edit(small_site / "site.toml", 'title = "Fixture Guide"', 'title = "Fixture Guide 2"')
     outside = tmp_path / "outside"
     outside.mkdir()
-    real = Stage.write_chunks
+    real = Stage.write
 
     def swap_after_staging(stage: Stage, relative: str, chunks: Any) -> None:
         real(stage, relative, chunks)
@@ -239,7 +238,7 @@ def test_a_folder_made_a_symlink_during_the_build_is_refused_at_commit(
             shutil.rmtree(out / "modules" / "cuda")
             (out / "modules" / "cuda").symlink_to(outside, target_is_directory=True)
 
-    monkeypatch.setattr(Stage, "write_chunks", swap_after_staging)
+    monkeypatch.setattr(Stage, "write", swap_after_staging)
     code, stdout, stderr = build(small_site)
     assert (code, stdout) == (5, "")
     assert "outside the output folder" in stderr
@@ -357,25 +356,27 @@ def test_edited_file_of_removed_feed_is_kept_with_one_warning(
     assert stdout == ("" if quiet else f"unchanged: {len(owned(out))} files\n")
 
 
+HEAD = "infrafeed manifest 2\ninputs -\n"
+
+
 @pytest.mark.parametrize(
     ("manifest", "reason"),
     [
-        ("not json", "Expecting value: line 1 column 1 (char 0)"),
-        ("[]", "not a JSON object"),
-        ('{"version": 7}', "unknown manifest version 7"),
-        (
-            '{"version": 1, "files": {"../victim.txt": {"sha256": "%s", "size": 6}}}',
-            "'files' lists '../victim.txt', which is not a path inside the folder",
-        ),
-        (
-            '{"version": 1, "files": {"/tmp/victim.txt": {"sha256": "%s", "size": 6}}}',
-            "'files' lists '/tmp/victim.txt', which is not a path inside the folder",
-        ),
-        (
-            '{"version": 1, "files": {"feed.xml": {"size": 6}}}',
-            "'files' has a damaged record for 'feed.xml'",
-        ),
-        ('{"version": 1, "feeds": {"all": ["x"]}}', "'feeds' is damaged"),
+        ("not a manifest", "it does not start with 'infrafeed manifest 2' and "
+         "end with a line break"),
+        ('{"version": 1, "files": {}}', "it does not start with 'infrafeed manifest 2' and "
+         "end with a line break"),
+        ("infrafeed manifest 2\ninputs -", "it does not start with 'infrafeed manifest 2' and "
+         "end with a line break"),
+        ("infrafeed manifest 2\n\n", "line 2 is not the inputs' digest"),
+        ("infrafeed manifest 2\ninputs 1234\n", "line 2 is not the inputs' digest"),
+        (HEAD + "file %s 6 ../victim.txt\n", "line 3 is not a file record"),
+        (HEAD + "file %s 6 /tmp/victim.txt\n", "line 3 is not a file record"),
+        (HEAD + "file %s 6 feed.xml\nfile %s 6 feed.xml\n", "line 4 is not a file record"),
+        (HEAD + "file %s six feed.xml\n", "line 3 is not a file record"),
+        (HEAD + "file %s 06 feed.xml\n", "line 3 is not a file record"),
+        (HEAD + "file %s 6 feed.xml \n", "line 3 is not a file record"),
+        ("infrafeed manifest 2\ninputs -\nfile \u00e9 6 feed.xml\n", "it is not ASCII text"),
     ],
 )  # fmt: skip
 def test_a_damaged_or_forged_manifest_stops_the_build(
@@ -391,9 +392,10 @@ def test_a_damaged_or_forged_manifest_stops_the_build(
     code, stdout, stderr = build(small_site)
     assert (code, stdout) == (5, "")
     assert stderr == (
-        f"infrafeed: {out / MANIFEST}: cannot read the manifest ({reason}); it records "
-        "which files infrafeed owns. Restore it from a backup, or delete it to let the next "
-        "build start over (files will then be overwritten, never deleted)\n"
+        f"infrafeed: {out / MANIFEST}: cannot read infrafeed's record ({reason}); it lists "
+        "which files infrafeed owns and which items the feeds published. Restore it from a "
+        "backup, or delete it to start over: files will then be overwritten, never deleted, "
+        "and the id guard will not know what was published before\n"
     )
     assert tree(out) == before
     assert victim.read_text(encoding="utf-8") == "victim"
@@ -405,7 +407,7 @@ def test_planted_symlinks_at_infrafeeds_own_names_are_not_followed(
     victim = tmp_path / "victim.txt"
     victim.write_text("victim", encoding="utf-8")
     out.mkdir()
-    for name in (LOCK, f"{MANIFEST}.{os.getpid()}.tmp", f"{STAGING_PREFIX}{os.getpid()}"):
+    for name in (LOCK, f".{MANIFEST}.{os.getpid()}.tmp", f"{STAGING_PREFIX}{os.getpid()}"):
         (out / name).symlink_to(victim)
     code, _, stderr = build(small_site)
     # The lock is refused (O_NOFOLLOW); the others are removed as leftovers.
@@ -461,7 +463,7 @@ def test_removing_a_published_article_is_refused_then_confirmed(
 
     code, stdout, _ = build(small_site, "--allow-changes")
     assert code == 0 and stdout.startswith("wrote ")
-    feeds = json.loads((out / MANIFEST).read_bytes())["feeds"]
+    feeds = read_ids(out)
     assert gemm not in feeds["all"] and gemm not in feeds["module-cuda"]
     assert feeds["all"][readme] == "2026-03-05T11:59:59+08:00"
     # The new state is the one now guarded: no flag needed any more.
@@ -483,7 +485,7 @@ def test_inserting_before_published_items_is_refused(
         "2026-03-05T11:59:58+08:00" in stderr
     )
     assert build(small_site, "--allow-changes")[0] == 0
-    feeds = json.loads((out / MANIFEST).read_bytes())["feeds"]
+    feeds = read_ids(out)
     assert feeds["module-cuda"][f"{TAG}2026-03-05/cuda-gemm/new"] == "2026-03-05T11:59:58+08:00"
     assert feeds["module-cuda"][f"{TAG}2026-03-05/cuda-scan/new"] == "2026-03-05T11:59:59+08:00"
 
@@ -530,7 +532,7 @@ def test_items_beyond_max_items_are_not_drops(small_site: Path, out: Path, build
     rss = (out / "feed.xml").read_text(encoding="utf-8")
     assert rss.count("<item>") == 5  # max_items
     assert "site-init" not in rss  # the oldest fell out of the document...
-    feeds = json.loads((out / MANIFEST).read_bytes())["feeds"]
+    feeds = read_ids(out)
     assert f"{TAG}2026-03-01/site-init/init" in feeds["all"]  # ...and stays guarded
     assert len(feeds["all"]) == 12
 
@@ -596,7 +598,7 @@ def test_failures_exit_with_their_code_and_speak_only_on_stderr(
     if case == "unwritable":
         monkeypatch.setattr(os, "write", _failing(os.write, errno.ENOSPC, STAGING_PREFIX))
     if case == "internal error":
-        monkeypatch.setattr(render, "render_all", _fail_rendering)
+        monkeypatch.setattr(documents, "render_all", _fail_rendering)
 
     if case == "lock busy":
         with held_lock(out):
@@ -669,7 +671,6 @@ WRITE_FAILURES = [
     ("staging a file", "write", errno.ENOSPC, "/modules/cuda/atom.xml", "modules/cuda/atom.xml",
      "could not stage the new version (No space left on device); "
      "the published output is unchanged"),
-    # Staged files are synced in a thread while the next ones are written (publish._Syncer).
     ("syncing a staged file", "fsync", errno.EIO, "/modules/cuda/atom.xml", "modules/cuda/atom.xml",
      "could not stage the new version (Input/output error); "
      "the published output is unchanged"),
@@ -726,28 +727,6 @@ def test_write_errors_leave_the_previous_output_and_no_temp_files(
     assert_feeds_valid(out)
 
 
-def test_an_unexpected_error_in_the_finisher_thread_fails_the_build_safely(
-    small_site: Path, out: Path, build: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Not only OSError: a staged file without a record must never reach commit."""
-    assert build(small_site)[0] == 0
-    before = tree(out)
-    edit(small_site / "site.toml", 'title = "Fixture Guide"', 'title = "Fixture Guide 2"')
-    real = os.fsync
-
-    def broken(fd: int) -> None:
-        if Path(f"/proc/self/fd/{fd}").readlink().name == "atom.xml":
-            raise ValueError("something no one expected")
-        real(fd)
-
-    monkeypatch.setattr(os, "fsync", broken)
-    code, stdout, stderr = build(small_site)
-    assert (code, stdout) == (5, "")
-    assert "could not stage the new version" in stderr and "something no one expected" in stderr
-    assert tree(out) == before
-    assert leftovers(out) == []
-
-
 def test_a_failed_removal_takes_back_the_whole_build(
     with_extra_module: Path, out: Path, build: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -774,7 +753,7 @@ def test_a_failed_removal_takes_back_the_whole_build(
 
 # --- 10. Documents streamed to the staging folder ------------------------------------
 
-BIG = 1 << 20  # publish._WRITE_SIZE: chunks this large are written without a copy
+BIG = 1 << 20  # publish.files._WRITE_SIZE: small chunks are gathered into writes this large
 STREAMS = [
     ("nothing", []),
     ("one empty chunk", [b""]),
@@ -799,9 +778,9 @@ def test_a_file_staged_in_chunks_is_the_file_staged_whole(
 
     stage = Stage(tmp_path)
     monkeypatch.setattr(os, "write", counting_write)
-    stage.write_chunks("modules/cuda/feed.xml", iter(chunks))
+    stage.write("modules/cuda/feed.xml", iter(chunks))
     monkeypatch.undo()
-    stage.write("feed.xml", whole)
+    stage.write("feed.xml", (whole,))
 
     assert (stage.dir / "modules/cuda/feed.xml").read_bytes() == whole
     assert stage.records["modules/cuda/feed.xml"] == stage.records["feed.xml"]
@@ -818,42 +797,7 @@ def test_a_stream_that_cannot_be_written_is_not_recorded(
     stage = Stage(tmp_path)
     monkeypatch.setattr(os, "write", _failing(os.write, errno.ENOSPC, "feed.json"))
     with pytest.raises(PublishError, match=r"feed.json: could not stage the new version \(No sp"):
-        stage.write_chunks("feed.json", [b"x" * BIG, b"y"])
+        stage.write("feed.json", [b"x" * BIG, b"y"])
     assert stage.records == {}
     stage.cleanup()
     assert not stage.dir.exists()
-
-
-@pytest.mark.parametrize("extra", [-1, 0, 1, 2 * 4096 + 7])
-@pytest.mark.parametrize("windows", [0, 1, 3])
-def test_a_staged_file_is_hashed_whole_across_mapped_windows(
-    tmp_path: Path, windows: int, extra: int
-) -> None:
-    """The finisher maps a file a window at a time: each byte is hashed once, in order."""
-    from infrafeed.publish import _HASH_WINDOW, _hashed
-
-    size = max(0, windows * _HASH_WINDOW + extra)
-    data = (bytes(range(251)) * (size // 251 + 1))[:size]  # no window repeats another
-    path = tmp_path / "file"
-    path.write_bytes(data)
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        record = _hashed(fd)
-    finally:
-        os.close(fd)
-    assert (record.sha256, record.size) == (hashlib.sha256(data).hexdigest(), size)
-
-
-@given(st.text(alphabet="ab./\\\x00", max_size=12))
-def test_the_quick_path_check_accepts_what_safe_relative_accepts(name: str) -> None:
-    """Stage.target tests names with strings first: what it takes, the full check takes.
-
-    It may refuse more ("." alone, which safe_relative takes as the folder
-    itself): those go on to the full check.
-    """
-    from infrafeed.publish import _plain_relative, safe_relative
-
-    if _plain_relative(name):
-        assert safe_relative(name) is not None
-    elif name != ".":
-        assert safe_relative(name) is None

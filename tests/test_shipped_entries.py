@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from conftest import DATA, SHIPPED_ENTRIES
-from infrafeed.loader import Changelog, load
+from infrafeed.source.loader import Changelog, load
 
 SOURCE = (DATA / "source" / "update-log.vi.txt").read_text(encoding="utf-8")
 FACTS = (DATA / "source" / "reference-facts.md").read_text(encoding="utf-8")

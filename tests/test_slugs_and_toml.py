@@ -10,9 +10,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from infrafeed.models import Article, Group, Note, Release, Table
-from infrafeed.release_toml import dump_release
-from infrafeed.slugs import MAX_SLUG, IdMinter, page_slug, slugify
+from infrafeed.changelog.release_toml import dump_release
+from infrafeed.changelog.slugs import MAX_SLUG, IdMinter, page_slug, slugify
+from infrafeed.source.models import Article, Group, Note, Release, Table
 
 
 @pytest.mark.parametrize(

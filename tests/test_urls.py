@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from infrafeed.urls import absolute
+from infrafeed.source.urls import absolute
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 import pytest
 
 from conftest import RunCli
-from infrafeed import websub
+from infrafeed.publish import websub
 from sitebuilder import add_release, write_site
 
 FEEDS_URL = "https://example.org/guide/feeds/"

@@ -1,44 +1,60 @@
-"""``infrafeed build``: load -> validate -> select -> render -> publish.
+"""``infrafeed build``: load -> validate -> select -> render -> publish, in one straight line.
 
-This module wires the stages together; each stage lives in its own module.
-A build whose inputs (entry files, settings, infrafeed's version) hash the
-same as last time, and whose outputs are on disk as it left them, stops
-before loading anything: the cron job's usual case imports neither pydantic
-nor feedgen. With a build cache (``cache``), a stamp from the last build
-lets it stop before reading any file at all: it only stats them (stamp.py).
+Each stage is a package of its own (source/, feeds/, render/, changelog/,
+publish/); this module only calls them in order. A build whose inputs (entry
+files and infrafeed's version) hash as they did last time, and whose outputs
+are on disk as it left them, stops before validating anything: the cron
+job's usual case imports neither pydantic nor feedgen.
+
+A release file's share of the work (its items, their renderings, its section
+of the changelog page) depends only on the file and the settings, so it is
+done one file at a time; with a build cache (cache.py), a file that did not
+change is not done again.
 """
 
 from __future__ import annotations
 
-import gc
+import datetime as dt
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import __version__
-from .errors import GuardError, InfraFeedError
-from .outfolder import Report, locked, remove_leftovers
+from .clock import SYSTEM, Clock
+from .errors import DataError, GuardError, InfraFeedError, Problem
+from .publish import Report
+from .publish.lock import locked, remove_leftovers
+from .publish.manifest import intact, read_manifest
+from .source.files import read_entries
 
 if TYPE_CHECKING:
-    from .hash_index import HashIndex
-    from .items import Item
-    from .keep import KeptDocuments
-    from .loader import ReleaseFile
-    from .publish import FileRecord
-    from .release_cache import ReleaseCache
-    from .stamp import Watch
-    from .websub import Notification
+    from .cache import ReleaseCache
+    from .feeds.items import Item, ItemMaker
+    from .publish.websub import Notification
+    from .render.documents import ItemParts
+    from .source.files import Snapshot
+    from .source.loader import IdKey, ReleaseFile
+    from .source.models import Site
 
 
-@dataclass(frozen=True)
-class BuildResult:
+class BuildResult(NamedTuple):
     report: Report
-    skipped: bool  # inputs unchanged: nothing was loaded or rendered
+    skipped: bool  # inputs unchanged: nothing was validated or rendered
     hub: str | None = None  # the WebSub hub of the settings (unknown when skipped)
     notifications: tuple[Notification, ...] = ()  # with ping=True: one per changed feed
     cache_error: str | None = None  # the build cache could not be written: why
+
+
+class Compiled(NamedTuple):
+    """What one release file gives a build: all that depends on it alone."""
+
+    path: str  # as messages name it
+    date: dt.date
+    sequence: int
+    keys: tuple[IdKey, ...]  # for the uniqueness check across files
+    items: tuple[Item, ...]  # in page order
+    parts: tuple[ItemParts, ...]  # one per item
+    section: bytes  # its section of the changelog page, UTF-8
 
 
 def build(
@@ -49,150 +65,91 @@ def build(
     allow_changes: bool = False,
     lock_wait: float = 30.0,
     ping: bool = False,
+    clock: Clock = SYSTEM,
 ) -> BuildResult:
-    """Build every feed from ``entries`` into ``out``; see the module docstring.
+    """Build every feed, the site files and the changelog page from ``entries`` into ``out``.
 
-    ``cache`` is the build cache folder (cache.py), or None for none: then a
-    build with nothing to do hashes every entry and output file to know it.
-    With ``ping``, tell the settings' WebSub hub about every subscription
-    document whose bytes changed, once the output is published.
+    ``cache`` is a build cache folder, or None for none. With ``ping``, tell
+    the settings' WebSub hub about every subscription document whose bytes
+    changed, once the output is published.
     """
+    if not entries.is_dir():
+        raise DataError([Problem(str(entries), "(folder)", "no such folder")])
     if cache is not None:
-        _check_cache_folder(cache, entries, out)
-    # The cyclic GC's full passes over every live object made each item cost
-    # more as the site grew (bench/NOTES.md). Reference counting frees what a build drops; the few
-    # cycles left wait for the GC to be back on, or for the process to end.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _build(
-            entries, out, cache, allow_changes=allow_changes, lock_wait=lock_wait, ping=ping
-        )
-    finally:
-        if collecting:
-            gc.enable()
-
-
-def _build(
-    entries: Path,
-    out: Path,
-    cache: Path | None,
-    *,
-    allow_changes: bool,
-    lock_wait: float,
-    ping: bool,
-) -> BuildResult:
-    with locked(out, lock_wait):
+        _check_apart(cache, entries, out)
+    with locked(out, lock_wait, clock):
         # Every time, not only when rendering: a build killed after its last
         # write leaves a staging folder that a no-op build must also remove.
         remove_leftovers(out)
-        watch = _watch(cache, entries, out)
-        if watch is not None and (files := watch.unchanged()) is not None:
+        snapshot = read_entries(entries, __version__)
+        previous = read_manifest(out)
+        if previous.inputs == snapshot.digest and intact(out, previous.files):
+            files = tuple(sorted(name for name in previous.files if not name.startswith(".")))
             return BuildResult(Report((), files, (), ()), skipped=True)
 
-        # Not needed above: a no-op that stats is over before these would load.
-        from .publish import Manifest, Stage, commit, outputs_intact
+        # Not needed above: a build with nothing to do is over before these load.
+        from .cache import ReleaseCache
+        from .changelog.page import assemble_page
+        from .feeds.guard import guard, had_archives, late_additions
+        from .feeds.specs import feed_specs, select_all
+        from .publish.manifest import IDS, ids_bytes, read_ids
+        from .publish.stage import Stage, commit
+        from .render.documents import render_all
+        from .source.loader import site_of, validate
 
-        previous = Manifest.read(out)
-        if watch is not None:
-            watch.see_outputs(previous.files)  # stat'ed before hashed: the stamp holds what was
-        hashed: dict[str, str] = {}
-        listing: list[tuple[str, Path]] = []  # walked once, for the digest and the loader
-        index = _hash_index(watch, entries)
-        inputs = inputs_digest(entries, hashed, index=index, listing=listing)
-        if index is not None:
-            index.save()  # now, not after the build: its hashes hold even if the build fails
-        if previous.inputs == inputs and outputs_intact(out, previous.files):
-            unchanged = Report((), tuple(sorted(previous.files)), (), ())
-            return BuildResult(unchanged, skipped=True, cache_error=_stamp(watch, inputs))
-
-        from .changelog_page import page_files
-        from .feeds import FORMATS, feed_specs, select_all
-        from .history import had_archives, late_additions
-        from .items import build_items
-        from .loader import load
-        from .render import PartsStore, item_parts, render_all
-
-        # With a cache, the release files that did not change are neither parsed
-        # nor rendered again: their items, parts and page sections are kept.
-        memo = _release_cache(watch, entries)
-        changelog = (
-            load(entries, known=memo.known, digests=hashed, listing=listing)
-            if memo is not None
-            else load(entries, listing=listing)
-        )
-        site = changelog.site
-        items = memo.items(changelog) if memo is not None else build_items(changelog)
+        problems: list[Problem] = []
+        site = site_of(snapshot.site, problems)
+        if site is None:
+            validate(snapshot)  # raises, with the problems of every file
+        assert site is not None
+        with ReleaseCache(cache, site, snapshot.site) as memo:
+            releases = _compile_all(site, snapshot, memo, problems)
+            cache_error = memo.finish()
+        items = tuple(item for c in releases for item in c.items)
         specs = feed_specs(site)
-        # A feed and its archives are one: select_all is the whole history.
+        # A feed and its archives are one: the guard sees the whole history.
         published = {spec.key: select_all(items, spec) for spec in specs}
-        feeds = guard(
-            previous.feeds, published, allow_changes=allow_changes, releases=changelog.releases
-        )
+        memory = read_ids(out)
+        dated = [(c.path, c.date) for c in releases]
+        ids = guard(memory, published, allow_changes=allow_changes, releases=dated)
         archived = {spec.key for spec in specs if had_archives(spec, previous.files)}
-        late = late_additions(previous.feeds, published, archived)
+        late = late_additions(memory, published, archived)
         if late and not allow_changes:
             raise GuardError(late)
+        parts = {
+            item.id: part for c in releases for item, part in zip(c.items, c.parts, strict=True)
+        }
 
         stage = Stage(out)
         try:
-            # The changelog page comes from the same entries as the feeds: they
-            # cannot drift. Written first, before the items' parts are rendered.
-            sections = memo.section if memo is not None else None
-            for relative, data in page_files(changelog, sections):
-                stage.write(relative, data)
-            # Items and page are made: the releases' models may go before the parts come.
-            for rf in changelog.releases:
-                rf.forget()
-            kept = _kept_documents(watch, memo, out, previous.files)
-            # Each item's parts are rendered once, into files beside the staged ones;
-            # each document goes to disk as it is rendered, a chunk at a time.
-            with PartsStore(
-                memo.parts_of if memo is not None else item_parts,
-                stage.dir,
-                memo.known_parts if memo is not None else None,
-            ) as store:
-                for relative, chunks in render_all(
-                    site, specs, items, __version__, keep=kept, store=store
-                ):
-                    if chunks is None:  # as the last build left it: see keep.py
-                        stage.keep(relative, previous.files[relative])
-                    else:
-                        stage.write_chunks(relative, chunks)
-                report = commit(stage, previous, Manifest(feeds=feeds, inputs=inputs))
-                if memo is not None:
-                    memo.save(store.get)
+            if site.page.enabled:
+                oldest = releases[-1].date if releases else None
+                page = assemble_page(site, [c.section for c in releases], oldest)
+                stage.write(site.page.path, (page,))
+            for relative, chunks in render_all(site, specs, items, __version__, parts):
+                stage.write(relative, chunks)
+            stage.write(IDS, (ids_bytes(ids),))
+            report = commit(stage, previous, snapshot.digest)
         finally:
             stage.cleanup()
-        if kept is not None:
-            kept.save(stage.records)
-        if watch is not None:
-            watch.see_outputs([*report.written, *report.unchanged], manifest_rewritten=True)
-        cache_error = _stamp(watch, inputs)
 
     # Outside the lock: a slow hub must not hold up the next build.
     notifications: tuple[Notification, ...] = ()
     if ping and site.feeds.hub is not None:
-        from .websub import notify
+        from .feeds.specs import FORMATS, document_path
+        from .publish.websub import notify
 
-        subscription = {spec.path(fmt): spec.url(site, fmt) for spec in specs for fmt in FORMATS}
-        changed = [subscription[path] for path in report.written if path in subscription]
-        notifications = notify(site.feeds.hub, changed)
-    return BuildResult(
-        report,
-        skipped=False,
-        hub=site.feeds.hub,
-        notifications=notifications,
-        cache_error=cache_error,
-    )
+        topics = {document_path(s.folder, f): s.url(site, f) for s in specs for f in FORMATS}
+        changed = [topics[path] for path in report.written if path in topics]
+        notifications = notify(site.feeds.hub, changed, clock=clock)
+    return BuildResult(report, False, site.feeds.hub, notifications, cache_error)
 
 
-def _check_cache_folder(cache: Path, entries: Path, out: Path) -> None:
+def _check_apart(cache: Path, entries: Path, out: Path) -> None:
     """Refuse a cache folder that shares a folder tree with the entries or the output.
 
-    Inside the entries, each stamp would change the inputs; inside the
-    output, it would be served; around either, its CACHEDIR.TAG would keep
-    backups from saving them.
+    Inside the output, it would be served; around either, its CACHEDIR.TAG
+    would keep backups from saving them.
     """
     here = Path(os.path.realpath(cache))
     for role, folder in (("entries", entries), ("output", out)):
@@ -204,167 +161,39 @@ def _check_cache_folder(cache: Path, entries: Path, out: Path) -> None:
             )
 
 
-def _watch(cache: Path | None, entries: Path, out: Path) -> Watch | None:
-    if cache is None:
-        return None
-    from .cache import Cache
-    from .stamp import Watch
+def _compile_all(
+    site: Site, snapshot: Snapshot, memo: ReleaseCache, problems: list[Problem]
+) -> list[Compiled]:
+    """What each release file gives, newest first; raise with every problem found."""
+    from .feeds.items import ItemMaker
+    from .source.loader import check_unique_ids, release_of
 
-    return Watch(Cache(cache), entries, out, __version__)
-
-
-def _hash_index(watch: Watch | None, entries: Path) -> HashIndex | None:
-    """The sha256 of the entry files that did not change, in the stamp's cache folder."""
-    if watch is None:
-        return None
-    from .hash_index import HashIndex  # only once the stamp said something changed
-
-    return HashIndex(watch.cache, entries)
-
-
-def _release_cache(watch: Watch | None, entries: Path) -> ReleaseCache | None:
-    """The records of the release files of the last build, in the stamp's cache folder."""
-    if watch is None:
-        return None
-    from .release_cache import ReleaseCache, namespace_of
-
-    return ReleaseCache(watch.cache, namespace_of(entries, __version__))
-
-
-def _kept_documents(
-    watch: Watch | None, memo: ReleaseCache | None, out: Path, published: Mapping[str, FileRecord]
-) -> KeptDocuments | None:
-    """Which feed documents may stay as the last build left them (keep.py); None: render all."""
-    if watch is None or memo is None:
-        return None
-    from .keep import KeptDocuments
-
-    return KeptDocuments(watch.cache, out, memo.space, published, memo.source_of)
+    maker = ItemMaker(site)
+    releases = []
+    for file in snapshot.releases:
+        compiled = memo.get(file)
+        if compiled is None:
+            before = len(problems)
+            rf = release_of(file, site, problems)
+            if rf is None or len(problems) > before:
+                continue
+            compiled = _compile(site, maker, rf)
+            memo.put(file, compiled)
+        releases.append(compiled)
+    problems += check_unique_ids((c.path, c.keys) for c in releases)
+    if problems:
+        raise DataError(problems)
+    releases.sort(key=lambda c: (c.date, c.sequence), reverse=True)
+    return releases
 
 
-def _stamp(watch: Watch | None, inputs: str) -> str | None:
-    """Stamp what the build saw; say why the cache could not be written, if it could not."""
-    if watch is None:
-        return None
-    watch.stamp(inputs)
-    return watch.cache.write_error
+def _compile(site: Site, maker: ItemMaker, rf: ReleaseFile) -> Compiled:
+    from .changelog.page import release_section
+    from .render.documents import item_parts
+    from .source.loader import release_keys
 
-
-def inputs_digest(
-    entries: Path,
-    files: dict[str, str] | None = None,
-    *,
-    index: HashIndex | None = None,
-    listing: list[tuple[str, Path]] | None = None,
-) -> str:
-    """A hash of everything the output depends on: infrafeed's version and every entry file.
-
-    ``files``, when given, receives the sha256 of each regular file by its
-    path below ``entries``, so that the loader need not read it again.
-    ``index``, when given, vouches for the files that did not change since
-    the last build hashed them (hash_index.py): they are not read; the files
-    hashed are recorded in it. The digest and ``files`` are the same either way.
-    ``listing``, when given, receives every path below ``entries`` as walked.
-
-    A symbolic link counts by where it points, not by what it points at: the
-    loader reads only links that stay inside ``entries``, whose targets are
-    hashed on their own; anything else is refused there, and must not be read
-    here either (a link to /dev/zero or to a huge file elsewhere).
-    """
-    import hashlib  # not at the top: a no-op that only stats never needs it
-
-    digest = hashlib.sha256(f"infrafeed {__version__}\n".encode())
-    # Every path, whatever it is: a folder or FIFO named like a release file is
-    # something the loader reports, so it must not let a build take the fast path.
-    from .paths import below
-
-    relative_of = below(entries)
-    paths = sorted((relative_of(p), p) for p in entries.rglob("*")) if entries.is_dir() else []
-    if listing is not None:
-        listing.extend(paths)
-    for relative, path in paths:
-        digest.update(f"{len(relative)}:{relative}\n".encode(errors="surrogateescape"))
-        try:
-            known = index.reuse(relative, path) if index is not None else None
-            if known is not None:
-                digest.update(bytes.fromhex(known))
-                if files is not None:
-                    files[relative] = known
-            elif path.is_symlink():
-                digest.update(f"-> {path.readlink()}\n".encode(errors="surrogateescape"))
-            elif path.is_file():
-                with path.open("rb") as handle:
-                    # Before the read: a write while it reads is a change the next stat shows.
-                    seen = os.fstat(handle.fileno()) if index is not None else None
-                    file_digest = hashlib.file_digest(handle, "sha256")
-                digest.update(file_digest.digest())
-                hexed = file_digest.hexdigest()
-                if files is not None:
-                    files[relative] = hexed
-                if index is not None and seen is not None:
-                    index.record(relative, seen, hexed)
-            else:
-                digest.update(b"(folder)\n" if path.is_dir() else b"(not a file)\n")
-        except OSError:
-            digest.update(b"\xff(unreadable)")
-    return digest.hexdigest()
-
-
-def guard(
-    previous: Mapping[str, Mapping[str, str]],
-    published: Mapping[str, Sequence[Item]],
-    *,
-    allow_changes: bool,
-    releases: Sequence[ReleaseFile] = (),
-) -> dict[str, dict[str, str]]:
-    """Refuse to drop or re-date items a feed already published; return the new id record.
-
-    A feed that no longer exists is not checked (its removal is reported by
-    publishing). Items that fell out of a feed because of ``max_items`` are
-    still selected, so they are not drops. ``releases`` lets a message about
-    a vanished item name the release file it was published from.
-    """
-    violations: list[str] = []
-    record: dict[str, dict[str, str]] = {}
-    dates: dict[str, str] = {}  # an item is in several feeds: its date is written once
-    for key, items in published.items():
-        dates.update(
-            {item.id: item.published.isoformat() for item in items if item.id not in dates}
-        )
-        now = {item.id: dates[item.id] for item in items}
-        old = previous.get(key, {})
-        if old.items() <= now.items():  # the usual case, at C speed: nothing dropped or moved
-            record[key] = now
-            continue
-        sources = {item.id: item.source for item in items}
-        for item_id, date in sorted(old.items()):
-            if item_id not in now:
-                violations.append(
-                    f"feed '{key}': item {item_id} (dated {date}) would disappear: "
-                    f"{_where_it_was(item_id, releases)}; it was removed, or its id, kind "
-                    "or module changed"
-                )
-            elif now[item_id] != date:
-                violations.append(
-                    f"feed '{key}': item {item_id} ({sources[item_id]}) would change its date "
-                    f"from {date} to {now[item_id]}: items of a release are one second apart in "
-                    "page order, so adding or removing a change before it re-dates it; add new "
-                    "changes after the published ones, or in a new release"
-                )
-        record[key] = now
-    if violations and not allow_changes:
-        raise GuardError(violations)
-    return record
-
-
-def _where_it_was(item_id: str, releases: Sequence[ReleaseFile]) -> str:
-    """Name the release file and field a published item came from, from its tag URI."""
-    # tag:<authority>,<minting date>:<release date>/<entry id>/<kind> (items.tag_uri)
-    parts = item_id.rsplit(":", 1)[-1].split("/")
-    if len(parts) != 3:
-        return "no entry has it any more"
-    day, entry_id, kind = parts
-    files = [rf.path for rf in releases if rf.date.isoformat() == day]
-    if not files:
-        return f"no release file is dated {day} any more"
-    return f"{' or '.join(files)} has no '{kind}' change with id = \"{entry_id}\" any more"
+    items = tuple(maker.items(rf))
+    section = release_section(site, rf).encode()
+    return Compiled(
+        rf.path, rf.date, rf.sequence, release_keys(rf), items, item_parts(items), section
+    )

@@ -1,164 +1,257 @@
-"""The build cache: a folder of derived data that only makes builds faster.
+"""The build cache: what each release file gave a build, so that an unchanged one is not redone.
 
-Nothing in it is needed: deleting the folder makes the next build slower,
-never different. It is its own folder (``--cache``; by default
-``.infrafeed-cache`` beside the entries folder), never inside the output
-folder, which is served.
+Optional, used at one seam (build.py's loop over the release files), and
+derived data only: deleting the folder changes nothing but time. A record is
+found by the sha256 of everything it was made from (the file's path and
+bytes, ``site.toml``, the time zone's rules, infrafeed's code, Python and the
+libraries that render), and carries the sha256 of its own bytes: a record
+that does not match them, or that does not have the shape a record has, is
+a miss. A damaged cache can only cost time.
 
-A cache that cannot be written (read-only disk, full disk) must not fail a
-build: :meth:`Cache.write` gives up quietly and remembers why in
-:attr:`Cache.write_error`, for the caller to report.
-
-This module is on the path of a build with nothing to do, which costs little
-more than starting Python: it imports nothing that is not already loaded.
+The records of one build are one file, ``releases.pack``, written anew (in
+one piece, beside the old one) when the build used records it did not find.
+Records are infrafeed's own data, read with ``marshal``: keep the folder as
+private as the entries (a forged record with a matching checksum would be
+published as it is).
 """
 
 from __future__ import annotations
 
-import contextlib
+import datetime as dt
+import hashlib
+import importlib.metadata
+import marshal
 import os
+import sys
+import zoneinfo
+from collections.abc import Iterator
+from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, BinaryIO
 
-if TYPE_CHECKING:
-    import mmap
-    from collections.abc import Iterable
+from . import __version__
+from .build import Compiled
+from .feeds.items import Item
+from .publish.files import write_atomic
+from .render.documents import ItemParts
+from .source.files import EntryFile
+from .source.models import Site
 
-    Buffer = bytes | memoryview | mmap.mmap
-
+_MAGIC = b"infrafeed release cache 1\n"
+_LIBRARIES = ("feedgen", "lxml", "jinja2", "markupsafe", "pydantic", "pydantic-core", "tomli")
+PACK = "releases.pack"
 TAG = "CACHEDIR.TAG"
-# https://bford.info/cachedir/: backup and archiving tools skip a folder holding it.
 _TAG_TEXT = (
     b"Signature: 8a477f597d28d172789f06886806bc55\n"
-    b"# This file is a cache directory tag created by infrafeed.\n"
-    b"# For information about cache directory tags, see https://bford.info/cachedir/\n"
+    b"# This file is a cache directory tag created by infrafeed: its build cache.\n"
 )
+_HEAD = 32 + 32 + 8  # a record: its key, the sha256 of its payload, the payload's length
 
 
-class Cache:
-    """One cache folder, holding flat files by name."""
+class ReleaseCache:
+    """The records of one cache folder, for one build; with no folder, a cache that never hits."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.write_error: str | None = None  # why the first failed write failed
+    def __init__(self, folder: Path | None, site: Site, site_file: EntryFile) -> None:
+        self.folder = folder
+        self.site = site
+        self.namespace = _namespace(site, site_file.data or b"") if folder is not None else b""
+        self.error: str | None = None  # why the cache could not be written, if so
+        self._old: BinaryIO | None = None
+        self._index: dict[bytes, tuple[int, int, bytes]] = {}  # key -> offset, length, sha256
+        # The records of this build, in order: found in the old pack (where), or new.
+        self._new: list[tuple[bytes, tuple[int, int] | Compiled]] = []
+        self._missed = False
+        self._open()
 
-    def read(self, name: str) -> bytes | None:
-        """The bytes last written under ``name``, or None when missing or unreadable.
+    def __enter__(self) -> ReleaseCache:
+        return self
 
-        Writes are not synced to disk: after a power cut a file may be empty
-        or hold zeros, so a reader must treat bytes it cannot parse as missing.
-        """
-        path = self.root / _checked(name)
+    def __exit__(self, *_: object) -> None:
+        if self._old is not None:
+            self._old.close()
+
+    def _open(self) -> None:
+        if self.folder is None:
+            return
         try:
-            return path.read_bytes()
+            old = (self.folder / PACK).open("rb")
+        except OSError:
+            return
+        self._old = old
+        if old.read(len(_MAGIC) + 32) != _MAGIC + self.namespace:
+            return  # another version, other settings: nothing here is of use
+        offset = len(_MAGIC) + 32
+        size = os.fstat(old.fileno()).st_size
+        while len(head := old.read(_HEAD)) == _HEAD:
+            length = int.from_bytes(head[64:], "big")
+            if offset + _HEAD + length > size:
+                break  # a damaged length: the records from here on are lost, not misread
+            self._index[head[:32]] = (offset + _HEAD, length, head[32:64])
+            offset += _HEAD + length
+            old.seek(offset)
+
+    def _key(self, file: EntryFile) -> bytes:
+        digest = hashlib.sha256(self.namespace)
+        digest.update(f"{len(file.relative)}:{file.relative}\n".encode(errors="surrogateescape"))
+        digest.update(file.data or b"")
+        return digest.digest()
+
+    def get(self, file: EntryFile) -> Compiled | None:
+        """What ``file`` gave a build before, if a sound record of it is here."""
+        key = self._key(file)
+        found = self._index.get(key)
+        if found is None or self._old is None:
+            return None
+        offset, length, digest = found
+        try:
+            payload = os.pread(self._old.fileno(), length, offset)
         except OSError:
             return None
-
-    def map(self, name: str) -> Buffer | None:
-        """The bytes of ``name``, mapped rather than read: for a large file read once.
-
-        At 10,000 items the release pack is 45 MB; reading it copied it into
-        fresh memory (30 ms), where mapping lets the reader use the page
-        cache's pages. Safe because no writer of this folder ever shrinks a
-        file in place: :meth:`write` replaces a file, :meth:`append` only adds.
-        """
-        import mmap
-
-        path = self.root / _checked(name)
-        try:
-            with path.open("rb") as handle:
-                if os.fstat(handle.fileno()).st_size == 0:
-                    return b""  # mmap refuses an empty file
-                return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        except (OSError, ValueError):
+        if hashlib.sha256(payload).digest() != digest:
             return None
-
-    def write(self, name: str, data: bytes | Iterable[bytes | memoryview]) -> None:
-        """Replace ``name`` with ``data`` atomically; on failure, keep the old file.
-
-        ``data`` may come in chunks, written as they come: a large file
-        (release_cache.py) is never held whole. Not synced (see :meth:`read`):
-        a build must not wait for the disk to save what it can work out again.
-        """
-        path = self.root / _checked(name)
         try:
-            self._ensure_root()
-            _replace(path, (data,) if isinstance(data, bytes) else data)
+            # Only bytes whose sha256 matched, written by this code (the namespace).
+            compiled = _compiled(marshal.loads(payload), self.site)  # noqa: S302
+        except (ValueError, TypeError, EOFError, IndexError, KeyError):
+            return None
+        self._new.append((key, (offset, length)))
+        return compiled
+
+    def put(self, file: EntryFile, compiled: Compiled) -> None:
+        """Keep what ``file`` gave, for the next build."""
+        if self.folder is None:
+            return
+        self._missed = True
+        self._new.append((self._key(file), compiled))
+
+    def finish(self) -> str | None:
+        """Write the records of this build, if it used any it did not find; say why not."""
+        if self.folder is None or (not self._missed and len(self._new) == len(self._index)):
+            return None
+        try:
+            if not self.folder.is_dir():
+                self.folder.mkdir(parents=True)
+                # Backup tools skip a folder so tagged (https://bford.info/cachedir/).
+                write_atomic(self.folder / TAG, (_TAG_TEXT,), sync=False)
+            # Not synced: a pack lost in a crash costs time, never correctness.
+            write_atomic(self.folder / PACK, self._chunks(), sync=False)
         except OSError as exc:
-            if self.write_error is None:
-                self.write_error = f"{path}: {exc.strerror or exc}"
+            return f"{self.folder}: {exc.strerror or exc}"
+        return None
 
-    def append(self, name: str, at: int, chunks: Iterable[bytes | memoryview]) -> bool:
-        """Add ``chunks`` to ``name`` if it is ``at`` bytes long; if not, add nothing, return False.
+    def _chunks(self) -> Iterator[bytes]:
+        """The new pack, a record at a time: never whole in memory."""
+        yield _MAGIC + self.namespace
+        for key, record in self._new:
+            if isinstance(record, Compiled):
+                payload = marshal.dumps(_record(record))
+            else:
+                assert self._old is not None
+                payload = os.pread(self._old.fileno(), record[1], record[0])
+            digest = hashlib.sha256(payload).digest()
+            yield key + digest + len(payload).to_bytes(8, "big") + payload
 
-        For files of records that later records override (release_cache.py):
-        one new record costs its own size, not the file's. A write that fails
-        or is cut short by a crash leaves a damaged record at the end, which a
-        reader must take as the end of the file; the file is never shrunk in
-        place, since a reader may have it mapped (:meth:`map`).
-        """
-        import fcntl
 
-        path = self.root / _checked(name)
+def _namespace(site: Site, site_toml: bytes) -> bytes:
+    """The digest of everything besides a release file that decides what it gives."""
+    digest = hashlib.sha256(_MAGIC)
+    digest.update(f"infrafeed {__version__}\npython {sys.version}\n".encode())
+    for name in _LIBRARIES:
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            return False
-        try:
-            # Two builds sharing the cache must not interleave their records.
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            if os.fstat(fd).st_size != at:
-                return False  # rewritten or added to since it was read
-            os.lseek(fd, at, os.SEEK_SET)
-            _write_all(fd, chunks)
-            return True
-        except OSError as exc:
-            if self.write_error is None:
-                self.write_error = f"{path}: {exc.strerror or exc}"
-            return False
-        finally:
-            os.close(fd)
-
-    def _ensure_root(self) -> None:
-        try:
-            self.root.mkdir(parents=True)
-        except FileExistsError:
-            return  # tagged when it was created; an existing folder is not ours to tag
-        # Best effort: an untagged cache is only backed up for nothing.
-        with contextlib.suppress(OSError):
-            _replace(self.root / TAG, (_TAG_TEXT,))
+            digest.update(f"{name} {importlib.metadata.version(name)}\n".encode())
+        except importlib.metadata.PackageNotFoundError:
+            digest.update(f"{name} -\n".encode())
+    # infrafeed's own code: a change of code, released or not, is a new namespace.
+    package = Path(__file__).parent
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".html", ".css"):
+            digest.update(f"{path.relative_to(package).as_posix()}\n".encode())
+            digest.update(path.read_bytes())
+    digest.update(_zone_rules(site.timezone))
+    digest.update(b"site.toml\n" + site_toml)
+    return digest.digest()
 
 
-def _checked(name: str) -> str:
-    # Flat names only: a name must never reach outside the folder, or hit a temp file.
-    if not name or "/" in name or "\x00" in name or name.startswith(".") or name == TAG:
-        raise ValueError(f"{name!r} is not a cache file name")
-    return name
-
-
-def _replace(path: Path, chunks: Iterable[bytes | memoryview]) -> None:
-    """Write ``chunks`` to a temp file beside ``path``, then move it over ``path``."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+def _zone_rules(timezone: str) -> bytes:
+    """The bytes of the zone's TZif file, where ``zoneinfo`` finds it: new rules, new dates."""
+    for folder in zoneinfo.TZPATH:
+        candidate = Path(folder, *timezone.split("/"))
+        if candidate.is_file():
+            return b"zone " + candidate.read_bytes()
     try:
-        # A temp file of a killed process with the same pid may be left over.
-        with contextlib.suppress(FileNotFoundError):
-            temp.unlink()
-        # O_NOFOLLOW, O_EXCL: never write through a link planted at the temp name.
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(temp, flags, 0o666)
-        try:
-            _write_all(fd, chunks)
-        finally:
-            os.close(fd)
-        temp.replace(path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise
+        return b"tzdata " + resources.files("tzdata.zoneinfo").joinpath(timezone).read_bytes()
+    except (ModuleNotFoundError, OSError):
+        return b"zone unknown"
 
 
-def _write_all(fd: int, chunks: Iterable[bytes | memoryview]) -> None:
-    for chunk in chunks:
-        view = memoryview(chunk)
-        while view:
-            view = view[os.write(fd, view) :]
+def _record(c: Compiled) -> tuple[Any, ...]:
+    items = tuple(
+        (
+            i.id,
+            i.kind,
+            i.module.number if i.module is not None else None,
+            i.title,
+            i.link,
+            i.published.isoformat(),
+            i.released.toordinal(),
+            i.content_html,
+            i.summary,
+            i.categories,
+            i.source,
+            i.summary_html,
+        )
+        for i in c.items
+    )
+    return (
+        c.path,
+        c.date.toordinal(),
+        c.sequence,
+        c.keys,
+        items,
+        tuple(map(tuple, c.parts)),
+        c.section,
+    )
+
+
+def _compiled(record: Any, site: Site) -> Compiled:
+    path, date, sequence, keys, items, parts, section = record
+    modules = {module.number: module for module in site.modules}
+    zone = zoneinfo.ZoneInfo(site.timezone)
+    return Compiled(
+        path,
+        dt.date.fromordinal(date),
+        sequence,
+        keys,
+        tuple(
+            Item(
+                id,
+                kind,
+                None if module is None else modules[module],
+                title,
+                link,
+                dt.datetime.fromisoformat(published).astimezone(zone),
+                dt.date.fromordinal(released),
+                content_html,
+                summary,
+                categories,
+                source,
+                summary_html,
+            )
+            for (
+                id,
+                kind,
+                module,
+                title,
+                link,
+                published,
+                released,
+                content_html,
+                summary,
+                categories,
+                source,
+                summary_html,
+            ) in items
+        ),
+        tuple(ItemParts(*p) for p in parts),
+        section,
+    )

@@ -1,0 +1,188 @@
+"""The changelog page of the site, written from the entries: one source for page and feeds.
+
+A Markdown blog post for the Astro site: front matter, the intro line, then
+each release newest first under a ``## YYYY-MM-DD`` heading whose id is the
+anchor the feed items link to, its groups under ``### <kind heading>``, each
+group's context line and one bullet per article or note, ``---`` between
+releases. What the page does not show (modules, chapters, a note's page)
+rides along in invisible annotations (see ``page_format``), so that
+``infrafeed import`` can read the page back into the same entries.
+
+Pure and deterministic: the same changelog gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable, Sequence
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+from ..source import inline
+from ..source.loader import Changelog, ReleaseFile
+from ..source.models import Article, Group, Note, Site
+from .conventions import (
+    ARTICLE_NUMBER,
+    COLONS,
+    SEPARATOR,
+    AnnotationValue,
+    format_annotation,
+    release_heading,
+)
+from .markdown import inline_markdown, link_destination, plain_markdown
+
+
+def render_page(changelog: Changelog) -> bytes:
+    """The page: front matter, intro, then one :func:`release_section` per release."""
+    site = changelog.site
+    sections = [release_section(site, rf).encode() for rf in changelog.releases]
+    oldest = changelog.releases[-1].date if changelog.releases else None
+    return assemble_page(site, sections, oldest)
+
+
+def assemble_page(site: Site, sections: Sequence[bytes], oldest: dt.date | None) -> bytes:
+    """The page around ``sections`` (UTF-8, newest release first); ``oldest`` release's date."""
+    settings = site.page
+    # JSON strings are YAML double-quoted scalars: safe for any text.
+    head = [
+        "---",
+        f"title: {_yaml_string(settings.title or site.title)}",
+        f"description: {_yaml_string(settings.description or site.description)}",
+        f"pubDate: {(settings.pub_date or oldest or site.ids.date).isoformat()}",
+        f"tags: [{', '.join(_yaml_string(tag) for tag in settings.tags)}]",
+        "---",
+        "",
+    ]
+    if settings.intro:
+        intro = inline_markdown(inline.parse(settings.intro), resolve=_page_reference(site))
+        head += [intro, ""]
+    page = ("\n".join(head) + "\n").encode() + b"\n---\n\n".join(sections)
+    return page.rstrip(b"\n") + b"\n"  # one newline at the end, however many the texts had
+
+
+def release_section(site: Site, rf: ReleaseFile) -> str:
+    """The Markdown of one release: its heading, its groups and their bullets, then a newline."""
+    section = _Section(site, rf)
+    out = [f"## {release_heading(rf.date, rf.sequence)}", ""]
+    previous: Group | None = None
+    for group in rf.release.groups:
+        out += section.group(group, previous)
+        previous = group
+    return "\n".join(out)
+
+
+def _yaml_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+class _Section:
+    """Writes the groups of one release; what its bullets share is worked out once."""
+
+    def __init__(self, site: Site, rf: ReleaseFile) -> None:
+        self.site = site
+        self.rf = rf
+        self.resolve = _page_reference(site)
+        self.article_label = plain_markdown(site.page.article_label)
+        # A note whose text starts like an article's bullet gets an annotation (see note()).
+        self.article_starts = tuple(site.page.article_label.casefold() + c for c in COLONS)
+
+    def group(self, group: Group, previous: Group | None) -> list[str]:
+        out: list[str] = []
+        if previous is None or previous.kind != group.kind:
+            heading = self.site.kinds[group.kind].heading
+            out += [f"### {plain_markdown(heading, line_start=False)}", ""]
+        fields: dict[str, AnnotationValue] = {}
+        if group.module is not None:
+            fields["module"] = group.module
+        if group.chapter is not None:
+            fields["chapter"] = group.chapter
+        # Every group gets its annotation: it marks where the group starts, and says
+        # that nothing about it is to be inferred when the page is imported.
+        out += [format_annotation(fields, group=True), ""]
+        if group.context:
+            out += [self.paragraph(group.context), ""]
+        bullets = [self.article(a) for a in group.articles]
+        bullets += [self.note(n) for n in group.notes]
+        for index, bullet in enumerate(bullets):
+            if index and bullets[index - 1][-1].startswith("  |"):
+                out.append("")  # a table ends at a blank line
+            out += bullet
+        return [*out, ""]
+
+    def article(self, article: Article) -> list[str]:
+        label = f"{article.number} {article.title}" if article.number else article.title
+        head = plain_markdown(label, line_start=False)
+        if article.page is not None:
+            head = f"[{head}]({link_destination(self.resolve(article.page))})"
+        line = f"**{self.article_label}:** {head}"
+        if article.summary:
+            line += SEPARATOR + self.continued(article.summary, indent=2, line_start=False)
+        fields: dict[str, AnnotationValue] = {}
+        if article.module is not None:
+            fields["module"] = article.module
+        if article.chapter is not None:
+            fields["chapter"] = article.chapter
+        if article.number is None and ARTICLE_NUMBER.match(article.title):
+            fields["unnumbered"] = True  # the title starts like a number: do not read one back
+        return [_bullet(line, fields)]
+
+    def note(self, note: Note) -> list[str]:
+        line = self.continued(note.text, indent=2)
+        if note.summary:
+            line += SEPARATOR + self.continued(note.summary, indent=2, line_start=False)
+        fields: dict[str, AnnotationValue] = {}
+        if note.module is not None:
+            fields["module"] = note.module
+        if note.page is not None:
+            fields["page"] = note.page
+        plain = inline.to_text(self.rf.nodes(note.text)).casefold()
+        if plain.startswith(self.article_starts):
+            fields["note"] = True  # it starts like an article's bullet: do not read it as one
+        out = [_bullet(line, fields)]
+        out += [f"  - {self.continued(detail, indent=4)}" for detail in note.details]
+        if note.table is not None:
+            header = " | ".join(
+                plain_markdown(cell, in_table=True, line_start=False) for cell in note.table.header
+            )
+            out += ["", f"  | {header} |", "  |" + " --- |" * len(note.table.header)]
+            for row in note.table.rows:
+                cells = " | ".join(
+                    inline_markdown(
+                        self.rf.nodes(cell), resolve=self.resolve, in_table=True, line_start=False
+                    )
+                    for cell in row
+                )
+                out.append(f"  | {cells} |")
+        return out
+
+    def paragraph(self, text: str, *, line_start: bool = True) -> str:
+        return inline_markdown(self.rf.nodes(text), resolve=self.resolve, line_start=line_start)
+
+    def continued(self, text: str, *, indent: int, line_start: bool = True) -> str:
+        """Inline Markdown whose second and later lines are indented under their bullet."""
+        markdown = self.paragraph(text, line_start=line_start)
+        return markdown.replace("\n", "\n" + " " * indent)
+
+
+def _bullet(line: str, fields: dict[str, AnnotationValue]) -> str:
+    annotation = f" {format_annotation(fields)}" if fields else ""
+    return f"- {line}{annotation}"
+
+
+def _page_reference(site: Site) -> Callable[[str], str]:
+    """Link targets as the page needs them.
+
+    Absolute and root-relative references stay as written. A relative one
+    ("cuda/x") means a page below the site's root, as in the feeds, but on
+    the changelog page it would resolve against the page's own path: it
+    becomes root-relative ("/AIInfraGuide/cuda/x").
+    """
+    root = site.url if site.url.endswith("/") else site.url + "/"
+
+    def resolve(reference: str) -> str:
+        if reference.startswith("/") or urlsplit(reference).scheme:
+            return reference
+        parts = urlsplit(urljoin(root, reference))
+        return urlunsplit(("", "", parts.path, parts.query, parts.fragment))
+
+    return resolve

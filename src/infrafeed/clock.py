@@ -1,0 +1,26 @@
+"""The one clock of infrafeed: what it waits on and what "today" is; tests pass their own.
+
+Feed dates come from the entries, never from here: this clock only paces
+waiting (the output lock, WebSub retries) and gives ``infrafeed new`` its
+default date.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from typing import NamedTuple
+
+
+def _utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class Clock(NamedTuple):
+    now: Callable[[], dt.datetime] = _utc_now  # timezone-aware
+    monotonic: Callable[[], float] = time.monotonic  # seconds, for deadlines
+    sleep: Callable[[float], None] = time.sleep
+
+
+SYSTEM = Clock()

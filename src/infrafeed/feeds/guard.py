@@ -1,0 +1,113 @@
+"""The id guard: items a feed published never vanish or move in time without a word.
+
+Subscribers' readers key items by id; an item that disappears, or comes back
+with another date, is either lost or shown as new again. A build that would
+do that is refused (exit code 3) unless the maintainer confirms it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection, Mapping, Sequence
+
+from ..errors import GuardError
+from .history import archive_root, month_of
+from .items import Item
+from .specs import FeedSpec
+
+
+def guard(
+    previous: Mapping[str, Mapping[str, str]],
+    published: Mapping[str, Sequence[Item]],
+    *,
+    allow_changes: bool,
+    releases: Sequence[tuple[str, dt.date]] = (),
+) -> dict[str, dict[str, str]]:
+    """Refuse to drop or re-date items a feed already published; return the new id record.
+
+    A feed that no longer exists is not checked (its removal is reported by
+    publishing). Items that fell out of a feed because of ``max_items`` are
+    still selected, so they are not drops. ``releases`` (path and date of each
+    release file) lets a message about a vanished item name the file it was
+    published from.
+    """
+    violations: list[str] = []
+    record: dict[str, dict[str, str]] = {}
+    dates: dict[str, str] = {}  # an item is in several feeds: its date is written once
+    for key, items in published.items():
+        dates.update(
+            {item.id: item.published.isoformat() for item in items if item.id not in dates}
+        )
+        now = {item.id: dates[item.id] for item in items}
+        old = previous.get(key, {})
+        if old.items() <= now.items():  # the usual case, at C speed: nothing dropped or moved
+            record[key] = now
+            continue
+        sources = {item.id: item.source for item in items}
+        for item_id, date in sorted(old.items()):
+            if item_id not in now:
+                violations.append(
+                    f"feed '{key}': item {item_id} (dated {date}) would disappear: "
+                    f"{_where_it_was(item_id, releases)}; it was removed, or its id, kind "
+                    "or module changed"
+                )
+            elif now[item_id] != date:
+                violations.append(
+                    f"feed '{key}': item {item_id} ({sources[item_id]}) would change its date "
+                    f"from {date} to {now[item_id]}: items of a release are one second apart in "
+                    "page order, so adding or removing a change before it re-dates it; add new "
+                    "changes after the published ones, or in a new release"
+                )
+        record[key] = now
+    if violations and not allow_changes:
+        raise GuardError(violations)
+    return record
+
+
+def _where_it_was(item_id: str, releases: Sequence[tuple[str, dt.date]]) -> str:
+    """Name the release file and field a published item came from, from its tag URI."""
+    # tag:<authority>,<minting date>:<release date>/<entry id>/<kind> (items.tag_uri)
+    parts = item_id.rsplit(":", 1)[-1].split("/")
+    if len(parts) != 3:
+        return "no entry has it any more"
+    day, entry_id, kind = parts
+    files = [path for path, date in releases if date.isoformat() == day]
+    if not files:
+        return f"no release file is dated {day} any more"
+    return f"{' or '.join(files)} has no '{kind}' change with id = \"{entry_id}\" any more"
+
+
+def had_archives(spec: FeedSpec, published_files: Collection[str]) -> bool:
+    """Whether the previous build published archives of ``spec`` (from its manifest)."""
+    prefix = archive_root(spec) + "/"
+    return any(path.startswith(prefix) for path in published_files)
+
+
+def late_additions(
+    previous: Mapping[str, Mapping[str, str]],
+    published: Mapping[str, Sequence[Item]],
+    archived: Collection[str],
+) -> list[str]:
+    """New items dated in a month whose archive was already closed and published.
+
+    ``previous`` is the id guard's record (feed key -> id -> date) of the last
+    build, ``archived`` the keys of the feeds that had archives then. Adding
+    such an item would rewrite a closed archive, which readers never fetch
+    again: they would miss it. The id guard refuses it like a drop.
+    """
+    violations = []
+    for key, items in published.items():
+        before = previous.get(key)
+        if not before or key not in archived:
+            continue
+        open_month = max(date[:7] for date in before.values())
+        for item in items:
+            month = month_of(item)
+            if item.id not in before and month < open_month:
+                violations.append(
+                    f"feed '{key}': new item {item.id} ({item.source}) is dated "
+                    f"{item.released.isoformat()}, in {month}, whose archive is closed since the "
+                    f"feed has items of {open_month}; readers never fetch a closed archive "
+                    f"again, so date the release in {open_month} or later"
+                )
+    return violations

@@ -1,0 +1,91 @@
+"""Which feeds exist and what each holds: feeds as data, selection as a pure step.
+
+The settings say whether there is an all-items feed and per-module feeds;
+the module feeds come from the module list, never from copied code. Each
+feed is written in every format of :data:`FORMATS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..source.models import Site
+from ..source.urls import absolute
+from .items import Item
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str  # "rss", "atom", "json"
+    filename: str
+    media_type: str
+
+
+FORMATS: tuple[Format, ...] = (
+    Format("rss", "feed.xml", "application/rss+xml"),
+    Format("atom", "atom.xml", "application/atom+xml"),
+    Format("json", "feed.json", "application/feed+json"),
+)
+
+
+@dataclass(frozen=True)
+class FeedSpec:
+    key: str  # stable name: "all", "module-cuda"
+    title: str
+    description: str
+    folder: str  # below the output folder: "" or "modules/cuda"
+    home_url: str  # the page of the site the feed is about
+    module: int | None  # None: every item
+    max_items: int  # of its subscription document; older items are archived (history.py)
+    id: str  # Atom feed id: a tag URI that survives the site moving
+
+    def url(self, site: Site, fmt: Format) -> str:
+        """The public URL of the feed's subscription document in ``fmt``."""
+        return absolute(site.feeds.url, document_path(self.folder, fmt))
+
+
+def document_path(folder: str, fmt: Format) -> str:
+    """Where a feed document in ``fmt`` lives below the output folder."""
+    return f"{folder}/{fmt.filename}" if folder else fmt.filename
+
+
+def feed_specs(site: Site) -> tuple[FeedSpec, ...]:
+    tag = f"tag:{site.ids.authority},{site.ids.date.isoformat()}:feed"
+    specs = []
+    if site.feeds.all:
+        specs.append(
+            FeedSpec(
+                key="all",
+                title=site.title,
+                description=site.description,
+                folder="",
+                home_url=absolute(site.changelog, ""),
+                module=None,
+                max_items=site.feeds.max_items,
+                id=f"{tag}/all",
+            )
+        )
+    if site.feeds.modules:
+        for module in site.modules:
+            specs.append(
+                FeedSpec(
+                    key=f"module-{module.slug}",
+                    title=f"{site.title} · {site.labels.module} {module.number}: {module.name}",
+                    description=f"{site.description} ({site.labels.module} {module.number}: "
+                    f"{module.name})",
+                    folder=f"modules/{module.slug}",
+                    home_url=absolute(site.url, module.section),
+                    module=module.number,
+                    max_items=site.feeds.max_items,
+                    id=f"{tag}/module/{module.slug}",
+                )
+            )
+    return tuple(specs)
+
+
+def select_all(items: Sequence[Item], spec: FeedSpec) -> tuple[Item, ...]:
+    """Every item that belongs in ``spec``'s feed, newest first."""
+    if spec.module is None:
+        return tuple(items)
+    return tuple(i for i in items if i.module is not None and i.module.number == spec.module)

@@ -1,0 +1,120 @@
+"""Writing one file safely: the helper every writer of infrafeed uses.
+
+A file is written under a temporary name in its own folder, synced, then
+moved into place in one step, so that a reader sees the old file or the new
+one, never a part of either; a failure leaves no temporary file behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+from typing import NamedTuple
+
+# Small chunks (a feed's items) are gathered into writes of about this size.
+_WRITE_SIZE = 1 << 20
+
+
+class FileRecord(NamedTuple):
+    sha256: str
+    size: int
+
+
+def write_new(path: Path, chunks: Iterable[bytes], *, sync: bool = True) -> FileRecord:
+    """Create ``path`` (never through a symlink, never over a file), write ``chunks``, sync.
+
+    Returns the record of what was written, hashed on the way.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(path, flags, 0o666)
+    digest, size = hashlib.sha256(), 0
+
+    def write(pending: list[bytes]) -> None:
+        nonlocal size
+        data = b"".join(pending)
+        digest.update(data)
+        size += len(data)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+
+    try:
+        pending: list[bytes] = []
+        held = 0
+        for chunk in chunks:
+            pending.append(chunk)
+            held += len(chunk)
+            if held >= _WRITE_SIZE:
+                write(pending)
+                pending, held = [], 0
+        write(pending)
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+    return FileRecord(digest.hexdigest(), size)
+
+
+def write_atomic(
+    path: Path, chunks: Iterable[bytes], *, overwrite: bool = True, sync: bool = True
+) -> FileRecord:
+    """Write ``path`` whole or not at all; with ``overwrite=False``, never replace a file.
+
+    ``sync=False`` skips making it durable, for data whose loss costs only time.
+
+    Raises :class:`FileExistsError` when ``overwrite`` is False and the file
+    exists (or appeared meanwhile), and :class:`OSError` when writing fails.
+    """
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+        record = write_new(temp, chunks, sync=sync)
+        if overwrite:
+            temp.replace(path)
+        else:
+            os.link(temp, path)  # fails if the file is there: never clobbered
+    finally:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+    if sync:
+        fsync_folder(path.parent)
+    return record
+
+
+def fsync_folder(folder: Path) -> None:
+    """Sync a folder's entries, so that a rename in it lasts; best effort."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def sha256_of(path: Path) -> str | None:
+    """The file's hash, or None when there is no file to read there."""
+    try:
+        with path.open("rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+def safe_relative(name: str) -> PurePosixPath | None:
+    """``name`` as a path below a folder, or None if it could lead anywhere else."""
+    if not name or "\x00" in name or "\\" in name:
+        return None
+    path = PurePosixPath(name)
+    if path.is_absolute() or any(part in ("..", ".") for part in path.parts):
+        return None
+    if path.as_posix() != name:  # "a//b", "a/", "./a": not how infrafeed names files
+        return None
+    return path

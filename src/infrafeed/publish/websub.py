@@ -1,0 +1,87 @@
+"""WebSub publishing: tell the hub which feeds changed, so subscribers hear in seconds.
+
+Every subscription document names the hub (``atom:link rel="hub"``, JSON
+Feed ``hubs``); after a build, :func:`notify` sends the hub one
+``hub.mode=publish`` request per feed document whose bytes changed. The hub
+then fetches the feed itself and pushes it to its subscribers.
+
+A hub that is down must not cost the site its feeds: the output is already
+published when this runs, each request has a timeout and a bounded number of
+attempts, and failures are returned for the caller to report, never raised.
+"""
+
+from __future__ import annotations
+
+import http.client
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from .. import __version__
+from ..clock import SYSTEM, Clock
+
+TIMEOUT = 10.0  # seconds per request: a cron job must not hang on a slow hub
+ATTEMPTS = 3
+BACKOFF = 1.0  # seconds before the second attempt, doubled for each next one
+
+
+@dataclass(frozen=True)
+class Notification:
+    topic: str  # the feed URL the hub was told about
+    error: str | None  # why the hub was not told, after every attempt; None when it was
+
+
+def notify(
+    hub: str,
+    topics: Sequence[str],
+    *,
+    timeout: float = TIMEOUT,
+    attempts: int = ATTEMPTS,
+    backoff: float = BACKOFF,
+    clock: Clock = SYSTEM,
+) -> tuple[Notification, ...]:
+    """Send one publish notification per topic; return what happened to each."""
+    return tuple(
+        Notification(topic, _publish(hub, topic, timeout, attempts, backoff, clock.sleep))
+        for topic in topics
+    )
+
+
+def _publish(
+    hub: str,
+    topic: str,
+    timeout: float,
+    attempts: int,
+    backoff: float,
+    sleep: Callable[[float], None],
+) -> str | None:
+    # http(s) only, so urlopen can never read a local file (the settings check it too).
+    if not hub.startswith(("http://", "https://")):
+        return f"{hub!r} is not an http(s) URL"
+    request = urllib.request.Request(  # noqa: S310
+        hub,
+        data=urlencode({"hub.mode": "publish", "hub.url": topic}).encode("ascii"),
+        method="POST",
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded",
+            "User-Agent": f"infrafeed/{__version__}",
+        },
+    )
+    cause = "no attempt made"
+    for attempt in range(1, attempts + 1):
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+                response.read(65_536)
+            return None
+        except urllib.error.HTTPError as exc:
+            cause = f"HTTP {exc.code} {exc.reason}"
+            # A 4xx says the request itself is wrong: asking again will not help.
+            if 400 <= exc.code < 500 and exc.code not in (408, 429):
+                return cause
+        except (OSError, http.client.HTTPException) as exc:  # URLError is an OSError
+            cause = str(getattr(exc, "reason", None) or exc) or type(exc).__name__
+        if attempt < attempts:
+            sleep(backoff * 2 ** (attempt - 1))
+    return f"{cause} (after {attempts} attempts)"

@@ -1,0 +1,199 @@
+"""Render every output file: (path below the output folder, chunks of its bytes) pairs.
+
+For each feed: its documents (the subscription document and its monthly
+archives, see feeds/history.py) in every format. Then the site files that
+describe the feeds: the HTML pages, ``head-links.html``, ``feeds.json`` and
+``feeds.opml``. Pure: nothing here reads or writes a file.
+
+A feed document is a frame around its items' parts. Each item is rendered
+once (:func:`item_parts`), though the all-items feed and the item's module
+feed both show it; whether a feed fits ``max_bytes`` is then arithmetic on
+the parts' lengths, never a rendering.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import NamedTuple
+
+from ..feeds.history import Document, Role, plan
+from ..feeds.items import Item
+from ..feeds.specs import FORMATS, FeedSpec, Format, document_path, select_all
+from ..source.models import Site
+from ..source.urls import absolute
+
+
+class ItemParts(NamedTuple):
+    """An item as it appears inside a document of each format, and on its module's page."""
+
+    rss: bytes
+    atom: bytes
+    json: bytes
+    page: bytes  # its entry in its module's HTML page (pages.entry), UTF-8
+
+
+def item_parts(items: Iterable[Item]) -> tuple[ItemParts, ...]:
+    """Each item rendered in every format: one feedgen entry for RSS and Atom."""
+    from .jsonfeed import json_item
+    from .pages import entry
+    from .rss_atom import item_elements
+
+    return tuple(
+        ItemParts(*item_elements(item), json_item(item), entry(item).encode()) for item in items
+    )
+
+
+@dataclass(frozen=True)
+class Head:
+    """What a document says about itself in one format: everything but its items."""
+
+    site: Site
+    spec: FeedSpec
+    format: Format
+    self_url: str
+    updated: dt.datetime  # the newest item's date, never the time of the build
+    # None in archives: an upgrade of infrafeed must not rewrite closed archives.
+    generator_version: str | None
+    role: Role
+    current_url: str | None  # the subscription document (archives only)
+    prev_archive_url: str | None  # the next older document of the chain
+    next_archive_url: str | None  # the next newer archive (archives only)
+    hub: str | None  # WebSub hub (subscription documents only)
+
+
+class Frame(NamedTuple):
+    """A document's bytes around its items' parts: ``head``, the parts with
+    ``separator`` between two, then ``tail``; ``empty`` when it has no items."""
+
+    head: bytes
+    separator: bytes
+    tail: bytes
+    empty: bytes  # not always head + tail (JSON's "[]")
+
+    def size(self, count: int, parts_size: int) -> int:
+        """The document's length with ``count`` items whose parts add up to ``parts_size``."""
+        if not count:
+            return len(self.empty)
+        return len(self.head) + parts_size + len(self.separator) * (count - 1) + len(self.tail)
+
+    def chunks(self, parts: Sequence[bytes]) -> Iterator[bytes]:
+        """The document's bytes, a block of parts at a time: never the whole of it at once."""
+        if not parts:
+            yield self.empty
+            return
+        yield self.head
+        for start in range(0, len(parts), 1024):
+            block = self.separator.join(parts[start : start + 1024])
+            yield block if start == 0 else self.separator + block
+        yield self.tail
+
+
+def render_all(
+    site: Site,
+    specs: Sequence[FeedSpec],
+    items: Sequence[Item],
+    version: str,
+    parts: Mapping[str, ItemParts] | None = None,
+) -> Iterator[tuple[str, Iterable[bytes]]]:
+    """Every output file but the changelog page; ``parts``, every item's (by default rendered
+    here)."""
+    if parts is None:
+        parts = {item.id: part for item, part in zip(items, item_parts(items), strict=True)}
+    from .catalog import feed_views, render_feeds_json
+    from .opml import render_opml
+    from .pages import render_pages
+
+    histories = []
+    for spec in specs:
+        feed = _Feed(site, spec, version, select_all(items, spec), parts)
+        history = plan(site, spec, feed.items, feed.size_of)
+        for document in history.documents:
+            for fmt in FORMATS:
+                yield document_path(document.folder, fmt), feed.chunks(document, fmt)
+        histories.append(history)
+    views = feed_views(site, histories)
+    for path, data in render_pages(site, views, items, parts):
+        yield path, (data,)
+    yield "feeds.json", (render_feeds_json(site, views),)
+    yield "feeds.opml", (render_opml(site, views),)
+
+
+class _Feed:
+    """One feed: its items' parts, what each of its documents weighs, and their frames."""
+
+    def __init__(
+        self,
+        site: Site,
+        spec: FeedSpec,
+        version: str,
+        items: tuple[Item, ...],
+        parts: Mapping[str, ItemParts],
+    ) -> None:
+        self.site, self.spec, self.version = site, spec, version
+        self.items = items
+        self.start = {item.id: index for index, item in enumerate(items)}
+        self.columns = [[getattr(parts[item.id], fmt.name) for item in items] for fmt in FORMATS]
+        # prefix[k][n]: the length of the first n items' parts in FORMATS[k], so
+        # the size of any document of the newest items is a look-up.
+        self.prefix = [list(accumulate(map(len, column), initial=0)) for column in self.columns]
+        self._frames: dict[tuple[object, ...], Frame] = {}
+
+    def size_of(self, document: Document) -> int:
+        """The largest of ``document``'s formats, in bytes, as history.plan compares it."""
+        count = len(document.items)
+        if count and document.items[0] is not self.items[0]:
+            raise ValueError(f"feed '{self.spec.key}': a measured document is not its newest")
+        return max(
+            self.frame(document, fmt).size(count, sums[count])
+            for fmt, sums in zip(FORMATS, self.prefix, strict=True)
+        )
+
+    def chunks(self, document: Document, fmt: Format) -> Iterator[bytes]:
+        # A document is a run of the feed's items (history.plan): it starts
+        # where its first item is, as the feed lists them.
+        start = self.start[document.items[0].id] if document.items else 0
+        column = self.columns[FORMATS.index(fmt)][start : start + len(document.items)]
+        return self.frame(document, fmt).chunks(column)
+
+    def frame(self, document: Document, fmt: Format) -> Frame:
+        """The document's frame in ``fmt``, rendered once: it depends on all but the items."""
+        key: tuple[object, ...] = (fmt.name, document.role, document.folder, document.updated)
+        key += (document.prev_archive, document.next_archive)
+        found = self._frames.get(key)
+        if found is None:
+            from .jsonfeed import json_frame
+            from .rss_atom import atom_frame, rss_frame
+
+            render = {"rss": rss_frame, "atom": atom_frame, "json": json_frame}[fmt.name]
+            made = head(self.site, self.spec, document, fmt, self.version)
+            found = self._frames[key] = render(made)
+        return found
+
+
+def head(site: Site, spec: FeedSpec, document: Document, fmt: Format, version: str) -> Head:
+    """The head of ``document`` of ``spec``'s feed in ``fmt``, with its RFC 5005 links.
+
+    An archive names neither the hub nor infrafeed's version: a closed
+    archive's bytes must not change when either does.
+    """
+
+    def url(folder: str) -> str:
+        return absolute(site.feeds.url, document_path(folder, fmt))
+
+    archive = document.role == "archive"
+    return Head(
+        site=site,
+        spec=spec,
+        format=fmt,
+        self_url=url(document.folder),
+        updated=document.updated,
+        generator_version=None if archive else version,
+        role=document.role,
+        current_url=url(spec.folder) if archive else None,
+        prev_archive_url=url(document.prev_archive) if document.prev_archive else None,
+        next_archive_url=url(document.next_archive) if document.next_archive else None,
+        hub=None if archive else site.feeds.hub,
+    )

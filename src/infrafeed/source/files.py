@@ -1,0 +1,117 @@
+"""Read the entries folder once: every file a build depends on, and a digest of them all.
+
+The first step of a build, and the only code that reads ``entries/``: the
+loader validates these bytes, never the files again. The digest lets a build
+whose inputs did not change stop here, before anything heavy is imported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+from typing import NamedTuple
+
+SITE_FILE = "site.toml"
+MAX_FILE_BYTES = 1_048_576
+
+
+class EntryFile(NamedTuple):
+    relative: str  # below the entries folder, with "/"
+    shown: str  # as messages name it: the entries folder as given, then ``relative``
+    data: bytes | None  # None when it could not be read: see ``problem``
+    problem: str | None = None
+
+
+class Snapshot(NamedTuple):
+    """What a build read from the entries folder."""
+
+    folder: Path
+    site: EntryFile
+    releases: tuple[EntryFile, ...]  # every other ``*.toml``, by path
+    digest: str  # of infrafeed's version and every file above
+
+
+def read_entries(entries: Path, version: str) -> Snapshot:
+    """Read ``site.toml`` and every release file below ``entries``.
+
+    Hidden files and folders (editor backups, ``.git``) are skipped; sorting
+    makes the result independent of the file system's listing order.
+    """
+    shown = entries.as_posix()
+    prefix = "" if shown == "." else shown.rstrip("/") + "/"
+    root = os.path.realpath(entries)
+    found: list[EntryFile] = []
+    site = None
+
+    def walk(folder: str, below: str) -> None:
+        nonlocal site
+        try:
+            listing = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            return
+        for item in listing:
+            if item.name.startswith("."):
+                continue
+            relative = below + item.name
+            if item.name.endswith(".toml"):  # a folder so named is reported, not skipped
+                data, problem = _read(item, root)
+                file = EntryFile(relative, prefix + relative, data, problem)
+                if relative == SITE_FILE:
+                    site = file
+                else:
+                    found.append(file)
+            if item.is_dir(follow_symlinks=False):
+                walk(item.path, relative + "/")
+
+    walk(str(entries), "")
+    if site is None:
+        site = EntryFile(SITE_FILE, prefix + SITE_FILE, None, "is missing")
+    releases = tuple(sorted(found, key=lambda f: f.relative))
+    digest = hashlib.sha256(f"infrafeed {version}\n".encode())
+    for file in (site, *releases):
+        data = file.data if file.data is not None else f"(unreadable: {file.problem})".encode()
+        name = file.relative.encode(errors="surrogateescape")
+        digest.update(b"%d:%s %d\n%s" % (len(name), name, len(data), data))
+    return Snapshot(entries, site, releases, digest.hexdigest())
+
+
+def _read(item: os.DirEntry[str], root: str) -> tuple[bytes | None, str | None]:
+    """The bytes of one file below ``root``, or None and why not."""
+    # Entries come from pull requests, and git carries symbolic links: a link
+    # to a file elsewhere on the server, or to /dev/zero, must not be read.
+    if item.is_symlink() and not Path(os.path.realpath(item.path)).is_relative_to(root):
+        return None, (
+            "is a symbolic link to a file outside the entries folder; put the file itself here"
+        )
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer.
+        fd = os.open(item.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None, "is missing"
+    except OSError as exc:
+        return None, f"cannot be read: {exc.strerror}"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, "is not a regular file (a folder, device or FIFO)"
+        # Asked for one byte more than stat() gives, so that a file still
+        # growing is read on to its end, or to one byte past the limit.
+        chunks: list[bytes] = []
+        total = 0
+        while total <= MAX_FILE_BYTES:
+            wanted = min(max(info.st_size - total, 0), MAX_FILE_BYTES - total) + 1
+            chunk = os.read(fd, wanted)
+            chunks.append(chunk)
+            total += len(chunk)
+            if len(chunk) < wanted:  # the end of the file
+                break
+        data = b"".join(chunks)
+    except OSError as exc:
+        return None, f"cannot be read: {exc.strerror}"
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        return None, f"is {max(info.st_size, len(data))} bytes; the limit is {MAX_FILE_BYTES}"
+    return data, None

@@ -1,0 +1,425 @@
+"""Validate what was read from ``entries/``: every file, every problem, in one pass.
+
+Validation stops at nothing: each file is parsed and validated on its own,
+then the cross-file rules run (file name vs date, known modules, unique ids).
+All problems are raised together as one :class:`DataError`, so a maintainer
+fixes a release file in one round instead of one error at a time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import re
+import types
+import typing
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
+
+import tomli
+from pydantic import BaseModel, ValidationError
+
+from .. import __version__
+from ..errors import DataError, Problem
+from . import inline
+from .files import SITE_FILE, EntryFile, Snapshot, read_entries
+from .models import MAX_ITEMS_PER_RELEASE, Release, Site
+
+M = TypeVar("M", bound=BaseModel)
+
+# A release file is named by its date; a second release on the same date adds "-2".
+_RELEASE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-([2-9]|[1-9]\d))?\.toml$")
+_TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+
+
+def release_name(day: dt.date, sequence: int) -> str:
+    """A release's file name without ``.toml``, and its anchor on the changelog page.
+
+    ``2026-11-07`` for the first release of a day, ``2026-11-07-2`` for the second.
+    """
+    return day.isoformat() if sequence == 1 else f"{day.isoformat()}-{sequence}"
+
+
+@dataclass(frozen=True)
+class ReleaseFile:
+    """A validated release and where it came from."""
+
+    path: str  # as reported in messages: relative to the entries folder's parent
+    sequence: int  # 1 for YYYY-MM-DD.toml, N for YYYY-MM-DD-N.toml
+    release: Release
+    # The nodes of its Markdown texts as validation parsed them: see nodes().
+    parsed: inline.Parsed = field(default_factory=inline.Parsed, compare=False, repr=False)
+
+    @property
+    def date(self) -> dt.date:
+        return self.release.date
+
+    @property
+    def anchor(self) -> str:
+        """The id of the release's heading on the changelog page."""
+        return release_name(self.date, self.sequence)
+
+    def nodes(self, text: str) -> tuple[inline.Node, ...]:
+        """The inline nodes of one of the release's Markdown texts, without parsing it again."""
+        return self.parsed.nodes(text)
+
+
+@dataclass(frozen=True)
+class Changelog:
+    site: Site
+    releases: tuple[ReleaseFile, ...]  # newest first, as the page shows them
+
+
+def load(entries: Path) -> Changelog:
+    """Read and validate ``entries/site.toml`` and every release file below ``entries``."""
+    if not entries.is_dir():
+        raise DataError([Problem(str(entries), "(folder)", "no such folder")])
+    return validate(read_entries(entries, __version__))
+
+
+def validate(snapshot: Snapshot) -> Changelog:
+    """The changelog in ``snapshot``; raise :class:`DataError` with every problem found."""
+    problems: list[Problem] = []
+    site = site_of(snapshot.site, problems)
+    releases = [rf for f in snapshot.releases if (rf := release_of(f, site, problems))]
+    return _changelog(site, releases, problems)
+
+
+def load_site(entries: Path) -> Site:
+    """Read and validate only ``entries/site.toml`` (for commands that add releases)."""
+    problems: list[Problem] = []
+    site = site_of(read_entries(entries, __version__).site, problems)
+    if site is None:
+        raise DataError(problems)
+    return site
+
+
+def site_of(file: EntryFile, problems: list[Problem]) -> Site | None:
+    """The validated settings in ``file``, or None with its problems added to ``problems``."""
+    data = _parse(file, problems)
+    return _validate(Site, data, file.shown, problems) if data is not None else None
+
+
+def release_of(file: EntryFile, site: Site | None, problems: list[Problem]) -> ReleaseFile | None:
+    """The validated release in ``file``, or None; its problems are added to ``problems``.
+
+    A release that names an unknown module is returned with that problem
+    added, so that the check across files still sees its ids.
+    """
+    if _RELEASE_NAME.match(PurePosixPath(file.relative).name) is None:
+        problems.append(_misnamed(file.shown))
+        return None
+    data = _parse(file, problems)
+    return _release(file.shown, data, site, problems) if data is not None else None
+
+
+def from_data(
+    site: Mapping[str, Any],
+    releases: Mapping[str, Mapping[str, Any]],
+    *,
+    site_name: str = SITE_FILE,
+) -> Changelog:
+    """Validate settings and releases already read as TOML tables, as :func:`load` does.
+
+    ``releases`` maps each release's file name (as messages should show it,
+    e.g. ``entries/2026/2026-11-07.toml``) to its table. For tools and tests
+    that hold entries in memory, including text no TOML file can carry.
+    """
+    problems: list[Problem] = []
+    valid = _validate(Site, dict(site), site_name, problems)
+    found = []
+    for name, data in releases.items():
+        if _RELEASE_NAME.match(PurePosixPath(name).name) is None:
+            problems.append(_misnamed(name))
+        elif (rf := _release(name, dict(data), valid, problems)) is not None:
+            found.append(rf)
+    return _changelog(valid, found, problems)
+
+
+def _misnamed(name: str) -> Problem:
+    return Problem(
+        name,
+        "(file name)",
+        "a release file is named by its date, YYYY-MM-DD.toml "
+        "(or YYYY-MM-DD-2.toml for a second release that day)",
+    )
+
+
+def _release(
+    name: str, data: dict[str, Any], site: Site | None, problems: list[Problem]
+) -> ReleaseFile | None:
+    file_name = PurePosixPath(name).name
+    match = _RELEASE_NAME.match(file_name)
+    assert match is not None  # misnamed files were reported before reading
+    parsed = inline.Parsed()
+    release = _validate(Release, data, name, problems, parsed)
+    if release is None:
+        return None
+    if release.date.isoformat() != match.group(1):
+        problems.append(
+            Problem(
+                name,
+                "date",
+                f"is {release.date.isoformat()} but the file is named {file_name}; "
+                "make the date and the file name agree",
+            )
+        )
+        return None
+    rf = ReleaseFile(name, int(match.group(2) or 1), release, parsed)
+    if site is not None:
+        problems.extend(_check_modules(site, rf))
+    problems.extend(_check_size(rf))
+    return rf
+
+
+def _changelog(
+    site: Site | None, releases: list[ReleaseFile], problems: list[Problem]
+) -> Changelog:
+    problems.extend(check_unique_ids((rf.path, release_keys(rf)) for rf in releases))
+    if problems:
+        raise DataError(problems)
+    assert site is not None
+    releases.sort(key=lambda r: (r.date, r.sequence), reverse=True)
+    return Changelog(site, tuple(releases))
+
+
+def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
+    if file.data is None:
+        problems.append(Problem(file.shown, "(file)", file.problem or "cannot be read"))
+        return None
+    raw, name = file.data, file.shown
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]  # a UTF-8 byte order mark, as some editors write
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(
+            Problem(
+                name,
+                "(file)",
+                f"is not UTF-8 (byte 0x{raw[exc.start]:02x}); save the file as UTF-8",
+                raw[: exc.start].count(b"\n") + 1,
+            )
+        )
+        return None
+    try:
+        return tomli.loads(text)
+    except RecursionError:
+        # The parser recurses per level of inline arrays and tables: a file of
+        # "[[[[..." must be refused like any other bad TOML, not crash the build.
+        problems.append(
+            Problem(name, "(toml)", "not valid TOML: arrays or tables nested too deeply")
+        )
+        return None
+    except tomli.TOMLDecodeError as exc:
+        message = str(exc)
+        found = _TOML_LINE.search(message)
+        message = _TOML_LINE.sub("", message).strip()
+        problems.append(
+            Problem(
+                name,
+                "(toml)",
+                f"not valid TOML: {message}",
+                int(found.group(1)) if found else None,
+            )
+        )
+        return None
+
+
+def _validate(
+    model: type[M],
+    data: dict[str, Any],
+    name: str,
+    problems: list[Problem],
+    parsed: inline.Parsed | None = None,
+) -> M | None:
+    try:
+        return model.model_validate(data, context=parsed)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        nested = {tuple(e["loc"][:i]) for e in errors for i in range(len(e["loc"]))}
+        for error in errors:
+            loc = tuple(error["loc"])
+            # pydantic also calls an array "too short" when its only items failed.
+            if error["type"] == "too_short" and loc in nested:
+                continue
+            problems.append(Problem(name, _field_path(loc), _message(model, loc, error)))
+        return None
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    """``("groups", 0, "articles", 2, "title")`` -> ``groups[1].articles[3].title``."""
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part + 1}]"
+        else:
+            path += ("." if path else "") + part
+    return path or "(file)"
+
+
+_TYPE_NAMES = {
+    str: "text",
+    int: "integer",
+    float: "decimal number",
+    bool: "true/false",
+    list: "array",
+    dict: "table",
+}
+
+
+def _described(value: object) -> str:
+    name = _TYPE_NAMES.get(type(value), type(value).__name__)
+    shown = repr(value)
+    return f"{name} {shown[:60]}" if len(shown) <= 60 else name
+
+
+def _message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any) -> str:
+    kind = error["type"]
+    value = error.get("input")
+    if kind == "missing":
+        return "is required but missing"
+    if kind == "extra_forbidden":
+        allowed = _fields_at(model, loc[:-1])
+        field = str(loc[-1])
+        close = difflib.get_close_matches(field, allowed, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"allowed: {', '.join(allowed)}"
+        return f"unknown field; {hint}"
+    if kind == "literal_error":
+        expected = error.get("ctx", {}).get("expected", "")
+        return f"{value!r} is not allowed; use one of {expected}"
+    if kind in ("string_type", "str_type"):
+        return f"must be text in quotes, not {_described(value)}"
+    if kind == "int_type":
+        return f"must be a whole number without quotes, not {_described(value)}"
+    if kind == "bool_type":
+        return f"must be true or false, not {_described(value)}"
+    if kind.startswith("date_"):
+        return f"must be a date without quotes, e.g. 2026-11-07, not {_described(value)}"
+    if kind in ("tuple_type", "list_type"):
+        return f"must be an array, not {_described(value)}"
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        return f"must be a table, not {_described(value)}"
+    if kind == "too_short":
+        return "must not be empty"
+    if kind == "too_long":
+        return str(error["msg"]).replace("Tuple", "the array")
+    if kind in ("greater_than_equal", "less_than_equal"):
+        return f"{value!r} is out of range: {str(error['msg']).lower()}"
+    if kind == "string_pattern_mismatch":
+        return f"{value!r} has the wrong form ({error['ctx']['pattern']})"
+    return str(error["msg"]).removeprefix("Value error, ")
+
+
+def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
+    """The field names allowed at ``loc`` inside ``model``, for did-you-mean hints."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return []
+        field = current.model_fields.get(part)
+        if field is None:
+            return []
+        current = _innermost_model(field.annotation)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return sorted(current.model_fields)
+    return []
+
+
+def _innermost_model(annotation: Any) -> Any:
+    for candidate in _walk_types(annotation):
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+    return None
+
+
+def _walk_types(annotation: Any) -> Iterator[Any]:
+    yield annotation
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        yield from _walk_types(typing.get_args(annotation)[0])
+        return
+    if origin in (tuple, list, dict, typing.Union, types.UnionType) or origin is not None:
+        for arg in typing.get_args(annotation):
+            if arg is not Ellipsis:
+                yield from _walk_types(arg)
+
+
+def _check_modules(site: Site, rf: ReleaseFile) -> Iterator[Problem]:
+    known = ", ".join(str(m.number) for m in site.modules)
+    for g, group in enumerate(rf.release.groups, start=1):
+        if group.module is not None and site.module(group.module) is None:
+            yield Problem(
+                rf.path,
+                f"groups[{g}].module",
+                f"unknown module {group.module}; site.toml has modules {known}",
+            )
+        for a, article in enumerate(group.articles, start=1):
+            field = f"groups[{g}].articles[{a}].module"
+            module = article.module if article.module is not None else group.module
+            if module is None:
+                yield Problem(
+                    rf.path,
+                    field,
+                    "an article needs a module: set module on the article or on its group",
+                )
+            elif article.module is not None and site.module(article.module) is None:
+                yield Problem(
+                    rf.path, field, f"unknown module {article.module}; site.toml has {known}"
+                )
+        for n, note in enumerate(group.notes, start=1):
+            if note.module is not None and site.module(note.module) is None:
+                yield Problem(
+                    rf.path,
+                    f"groups[{g}].notes[{n}].module",
+                    f"unknown module {note.module}; site.toml has modules {known}",
+                )
+
+
+def _check_size(rf: ReleaseFile) -> Iterator[Problem]:
+    count = sum(len(g.articles) + len(g.notes) for g in rf.release.groups)
+    if count > MAX_ITEMS_PER_RELEASE:
+        yield Problem(
+            rf.path,
+            "groups",
+            f"holds {count} changes; a release holds at most {MAX_ITEMS_PER_RELEASE}",
+        )
+
+
+# What the check across files needs of one change: (date, id, kind, field).
+IdKey = tuple[str, str, str, str]
+
+
+def release_keys(rf: ReleaseFile) -> tuple[IdKey, ...]:
+    """Each change of ``rf`` as the uniqueness check sees it."""
+    day = rf.date.isoformat()
+    keys: list[IdKey] = []
+    for g, group in enumerate(rf.release.groups, start=1):
+        for i, article in enumerate(group.articles, start=1):
+            keys.append((day, article.id, group.kind, f"groups[{g}].articles[{i}]"))
+        for i, note in enumerate(group.notes, start=1):
+            keys.append((day, note.id, group.kind, f"groups[{g}].notes[{i}]"))
+    return tuple(keys)
+
+
+def check_unique_ids(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Problem]:
+    """An item id is minted from date, id and kind, so that triple must be unique."""
+    problems = []
+    seen: dict[tuple[str, str, str], str] = {}
+    for path, keys in sorted(releases, key=lambda r: r[0]):
+        for day, item_id, kind, where in keys:
+            first = seen.setdefault((day, item_id, kind), f"{path} {where}")
+            if first != f"{path} {where}":
+                problems.append(
+                    Problem(
+                        path,
+                        f"{where}.id",
+                        f"'{item_id}' is already used for a '{kind}' change on {day} "
+                        f"({first}); give this change its own id",
+                    )
+                )
+    return problems
