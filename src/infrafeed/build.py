@@ -15,6 +15,7 @@ change is not done again.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -65,11 +66,13 @@ def build(
     allow_changes: bool = False,
     lock_wait: float = 30.0,
     ping: bool = False,
+    page: Path | None = None,
     clock: Clock = SYSTEM,
 ) -> BuildResult:
     """Build every feed, the site files and the changelog page from ``entries`` into ``out``.
 
-    ``cache`` is a build cache folder, or None for none. With ``ping``, tell
+    ``page`` puts the changelog page there instead of at its path below
+    ``out``. ``cache`` is a build cache folder, or None for none. With ``ping``, tell
     the settings' WebSub hub about every subscription document whose bytes
     changed, once the output is published.
     """
@@ -82,10 +85,14 @@ def build(
         # write leaves a staging folder that a no-op build must also remove.
         remove_leftovers(out)
         snapshot = read_entries(entries, __version__)
+        inputs = snapshot.digest
+        if page is not None:  # where the page goes is an input too
+            inputs = hashlib.sha256(f"{inputs} {page.absolute()}".encode()).hexdigest()
         previous = read_manifest(out)
-        if previous.inputs == snapshot.digest and intact(out, previous.files):
-            files = tuple(sorted(name for name in previous.files if not name.startswith(".")))
-            return BuildResult(Report((), files, (), ()), skipped=True)
+        if previous.inputs == inputs and intact(out, previous, page):
+            files = [name for name in previous.files if not name.startswith(".")]
+            files += [str(page)] if page is not None else []
+            return BuildResult(Report((), tuple(sorted(files)), (), ()), skipped=True)
 
         # Not needed above: a build with nothing to do is over before these load.
         from .cache import ReleaseCache
@@ -122,14 +129,18 @@ def build(
 
         stage = Stage(out)
         try:
+            written_page = None
             if site.page.enabled:
                 oldest = releases[-1].date if releases else None
-                page = assemble_page(site, [c.section for c in releases], oldest)
-                stage.write(site.page.path, (page,))
+                text = assemble_page(site, [c.section for c in releases], oldest)
+                if page is None:
+                    stage.write(site.page.path, (text,))
+                else:
+                    written_page = (page, text)
             for relative, chunks in render_all(site, specs, items, __version__, parts):
                 stage.write(relative, chunks)
             stage.write(IDS, (ids_bytes(ids),))
-            report = commit(stage, previous, snapshot.digest)
+            report = commit(stage, previous, inputs, written_page)
         finally:
             stage.cleanup()
 

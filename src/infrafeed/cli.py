@@ -137,6 +137,13 @@ def new(entries: Path, date_text: str | None) -> None:
     help="How long to wait for another build on the same output folder.",
 )
 @click.option(
+    "--page",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write the changelog page to FILE (e.g. a site's posts folder) instead of below "
+    "the output folder.",
+)
+@click.option(
     "--ping",
     is_flag=True,
     help="Notify the WebSub hub (site.toml [feeds] hub) of every feed that changed. "
@@ -164,6 +171,7 @@ def build(
     allow_changes: bool,
     lock_wait: float,
     ping: bool,
+    page: Path | None,
     cache: Path | None,
     no_cache: bool,
     quiet: bool,
@@ -188,7 +196,13 @@ def build(
         # Absolute, so that "--entries ." puts it beside the folder, not in it.
         cache = entries.absolute().parent / ".infrafeed-cache"
     result = run_build(
-        entries, out, cache=cache, allow_changes=allow_changes, lock_wait=lock_wait, ping=ping
+        entries,
+        out,
+        cache=cache,
+        allow_changes=allow_changes,
+        lock_wait=lock_wait,
+        ping=ping,
+        page=page,
     )
     _report_pings(result, ping, quiet)
     if result.cache_error is not None:

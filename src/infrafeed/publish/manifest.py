@@ -27,6 +27,7 @@ IDS = ".infrafeed-ids"
 _HEADER = "infrafeed manifest 2"
 _IDS_HEADER = "infrafeed ids 2"
 _INPUTS = re.compile(r"inputs ([0-9a-f]{64}|-)")
+_PAGE = re.compile(r"page ([0-9a-f]{64}) (0|[1-9][0-9]{0,14})")
 _FILE = re.compile(
     r"file ([0-9a-f]{64}) (0|[1-9][0-9]{0,14}) (\.infrafeed-ids|[A-Za-z0-9_][A-Za-z0-9._/-]{0,499})"
 )
@@ -38,6 +39,7 @@ Ids = dict[str, dict[str, str]]  # feed key -> item id -> its date, ISO 8601
 class Manifest(NamedTuple):
     inputs: str | None  # the digest of everything a build reads (source/files.py)
     files: dict[str, FileRecord]
+    page: FileRecord | None = None  # the changelog page, when written outside the folder
 
 
 def read_manifest(out: Path) -> Manifest:
@@ -48,17 +50,22 @@ def read_manifest(out: Path) -> Manifest:
     found = _INPUTS.fullmatch(lines[0]) if lines else None
     if found is None:
         raise _damaged(out / MANIFEST, "line 2 is not the inputs' digest")
+    page = None
+    if len(lines) > 1 and (found_page := _PAGE.fullmatch(lines[1])):
+        page = FileRecord(found_page[1], int(found_page[2]))
     files: dict[str, FileRecord] = {}
-    for number, line in enumerate(lines[1:], start=3):
+    for number, line in enumerate(lines[1 + (page is not None) :], start=3 + (page is not None)):
         record = _FILE.fullmatch(line)
         if record is None or safe_relative(record[3]) is None or record[3] in files:
             raise _damaged(out / MANIFEST, f"line {number} is not a file record")
         files[record[3]] = FileRecord(record[1], int(record[2]))
-    return Manifest(None if found[1] == "-" else found[1], files)
+    return Manifest(None if found[1] == "-" else found[1], files, page)
 
 
 def manifest_bytes(manifest: Manifest) -> bytes:
     lines = [_HEADER, f"inputs {manifest.inputs or '-'}"]
+    if manifest.page is not None:
+        lines.append(f"page {manifest.page.sha256} {manifest.page.size}")
     lines += [f"file {r.sha256} {r.size} {name}" for name, r in sorted(manifest.files.items())]
     return ("\n".join(lines) + "\n").encode()
 
@@ -81,7 +88,7 @@ def ids_bytes(ids: Ids) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def intact(out: Path, files: dict[str, FileRecord]) -> bool:
+def intact(out: Path, manifest: Manifest, page: Path | None) -> bool:
     """True when every recorded file is on disk with the bytes infrafeed wrote.
 
     The manifest is written after every file it lists, so a file whose
@@ -94,7 +101,9 @@ def intact(out: Path, files: dict[str, FileRecord]) -> bool:
         written = (out / MANIFEST).stat().st_ctime_ns
     except OSError:
         return False
-    for relative, record in files.items():
+    if page is not None and manifest.page != FileRecord(sha256_of(page) or "", _size(page)):
+        return False
+    for relative, record in manifest.files.items():
         path = out / relative
         try:
             info = path.lstat()
@@ -105,6 +114,13 @@ def intact(out: Path, files: dict[str, FileRecord]) -> bool:
         if info.st_ctime_ns >= written and sha256_of(path) != record.sha256:
             return False
     return True
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1
 
 
 def _lines(path: Path, header: str) -> list[str] | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -96,8 +97,12 @@ class Stage:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def commit(stage: Stage, previous: Manifest, inputs: str) -> Report:
+def commit(
+    stage: Stage, previous: Manifest, inputs: str, page: tuple[Path, bytes] | None = None
+) -> Report:
     """Move changed staged files into place, remove vanished ones, write the manifest.
+
+    ``page``, a file outside the output folder and its bytes, is written too.
 
     Every path is checked before anything is touched. All or nothing: an error
     at any step puts back every file already moved, and the new manifest,
@@ -127,7 +132,19 @@ def commit(stage: Stage, previous: Manifest, inputs: str) -> Report:
         else:
             kept.append(relative)  # changed by someone else since: not ours to delete
 
-    final = manifest_bytes(Manifest(inputs, dict(records)))
+    page_record = None
+    if page is not None:
+        path, data = page
+        page_record = FileRecord(hashlib.sha256(data).hexdigest(), len(data))
+        if sha256_of(path) != page_record.sha256:
+            try:
+                write_atomic(path, (data,))
+            except OSError as exc:
+                raise PublishError(f"{path}: could not be written ({exc.strerror})") from None
+            written.append(str(path))
+        else:
+            unchanged.append(str(path))
+    final = manifest_bytes(Manifest(inputs, dict(records), page_record))
     if not written and not removed:
         if final != _read_or_none(out / MANIFEST):
             _write_manifest(out, final)
@@ -135,20 +152,21 @@ def commit(stage: Stage, previous: Manifest, inputs: str) -> Report:
 
     # Record intent first: if this build dies mid-way, the next one still
     # knows that the files about to appear are infrafeed's.
-    intent = Manifest(None, {**previous.files, **{r: records[r] for r in written}})
+    intent = Manifest(None, {**previous.files, **{r: records[r] for r in written if r in records}})
     undo = _Undo(stage)
     try:
         undo.keep(out / MANIFEST)
         _write_manifest(out, manifest_bytes(intent))
         for relative in written:
-            undo.replace(stage.dir / relative, targets[relative])
+            if relative in targets:
+                undo.replace(stage.dir / relative, targets[relative])
         for relative in removed:
             undo.remove(vanished[relative])
         _write_manifest(out, final)
     except PublishError as exc:
         raise PublishError(f"{exc}; {undo.rollback()}") from None
 
-    for folder in sorted({targets[r].parent for r in written}):
+    for folder in sorted({targets[r].parent for r in written if r in targets}):
         fsync_folder(folder)
     for relative in removed:
         _remove_empty_parents(vanished[relative].parent, out)
