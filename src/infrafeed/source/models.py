@@ -260,6 +260,7 @@ class Note(_Model):
 
     id: Slug
     module: ModuleNumber | None = None
+    title: Title | None = None  # for feed readers; by default the text's first clause
     text: NoteText
     summary: MarkdownText | None = None  # what follows " | " on the page
     details: tuple[MarkdownText, ...] = Field(default=(), max_length=50)
