@@ -1,10 +1,62 @@
 """infrafeed: a documentation site's changelog as RSS 2.0, Atom 1.0 and JSON Feed 1.1.
 
-Kept import-light on purpose: ``infrafeed --help`` and a no-op rebuild must not
-pay for pydantic, feedgen or Jinja2. Import the working modules directly
-(``infrafeed.loader``, ``infrafeed.build``...).
+The library does the work; the ``infrafeed`` command is a thin layer over it::
+
+    from pathlib import Path
+    import infrafeed
+
+    changelog = infrafeed.load(Path("entries"))  # validated, frozen models
+    result = infrafeed.build(Path("entries"), Path("output"))  # feeds, pages, changelog page
+    print(result.report.written)
+
+``load`` and ``import_page`` load pydantic when first used, not on import:
+``infrafeed --help`` and a build with nothing to do never need it.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+from .build import BuildResult, build  # after __version__, which it reads
+from .errors import (
+    DataError,
+    GuardError,
+    InfraFeedError,
+    LockBusy,
+    PageError,
+    Problem,
+    PublishError,
+)
+
+if TYPE_CHECKING:
+    from .changelog.importer import import_page
+    from .source.loader import load
+
+__all__ = [
+    "BuildResult",
+    "DataError",
+    "GuardError",
+    "InfraFeedError",
+    "LockBusy",
+    "PageError",
+    "Problem",
+    "PublishError",
+    "__version__",
+    "build",
+    "import_page",
+    "load",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "load":
+        from .source.loader import load
+
+        return load
+    if name == "import_page":
+        from .changelog.importer import import_page
+
+        return import_page
+    raise AttributeError(f"module 'infrafeed' has no attribute {name!r}")

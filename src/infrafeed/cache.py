@@ -17,6 +17,7 @@ published as it is).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import importlib.metadata
@@ -55,7 +56,6 @@ class ReleaseCache:
         self.folder = folder
         self.site = site
         self.namespace = _namespace(site, site_file.data or b"") if folder is not None else b""
-        self.error: str | None = None  # why the cache could not be written, if so
         self._old: BinaryIO | None = None
         self._index: dict[bytes, tuple[int, int, bytes]] = {}  # key -> offset, length, sha256
         # The records of this build, in order: found in the old pack (where), or new.
@@ -184,39 +184,31 @@ def _zone_rules(timezone: str) -> bytes:
         return b"zone unknown"
 
 
+# The fields of an item that marshal carries as they are; the others are made plain.
+_AS_IS = tuple(
+    f.name for f in dataclasses.fields(Item) if f.name not in ("module", "published", "released")
+)
+
+
 def _record(c: Compiled) -> tuple[Any, ...]:
     items = tuple(
         (
-            i.id,
-            i.kind,
+            *(getattr(i, name) for name in _AS_IS),
             i.module.number if i.module is not None else None,
-            i.title,
-            i.link,
             i.published.isoformat(),
             i.released.toordinal(),
-            i.content_html,
-            i.summary,
-            i.categories,
-            i.source,
-            i.summary_html,
         )
         for i in c.items
     )
-    return (
-        c.path,
-        c.date.toordinal(),
-        c.sequence,
-        c.keys,
-        items,
-        tuple(map(tuple, c.parts)),
-        c.section,
-    )
+    parts = tuple(map(tuple, c.parts))
+    return (c.path, c.date.toordinal(), c.sequence, c.keys, items, parts, c.section)
 
 
 def _compiled(record: Any, site: Site) -> Compiled:
     path, date, sequence, keys, items, parts, section = record
     modules = {module.number: module for module in site.modules}
     zone = zoneinfo.ZoneInfo(site.timezone)
+    count = len(_AS_IS)
     return Compiled(
         path,
         dt.date.fromordinal(date),
@@ -224,33 +216,12 @@ def _compiled(record: Any, site: Site) -> Compiled:
         keys,
         tuple(
             Item(
-                id,
-                kind,
-                None if module is None else modules[module],
-                title,
-                link,
-                dt.datetime.fromisoformat(published).astimezone(zone),
-                dt.date.fromordinal(released),
-                content_html,
-                summary,
-                categories,
-                source,
-                summary_html,
+                **dict(zip(_AS_IS, fields[:count], strict=True)),
+                module=None if fields[count] is None else modules[fields[count]],
+                published=dt.datetime.fromisoformat(fields[count + 1]).astimezone(zone),
+                released=dt.date.fromordinal(fields[count + 2]),
             )
-            for (
-                id,
-                kind,
-                module,
-                title,
-                link,
-                published,
-                released,
-                content_html,
-                summary,
-                categories,
-                source,
-                summary_html,
-            ) in items
+            for fields in items
         ),
         tuple(ItemParts(*p) for p in parts),
         section,

@@ -1,29 +1,15 @@
 """Full history in bounded feeds (RFC 5005): which document of a feed holds which item.
 
-A feed that fits its limits (``max_items`` and ``max_bytes``) is one
-``complete`` document. A larger one is split: the subscription document
-holds the newest items, and every month of release dates that has items gets
-an archive document (``archive/YYYY-MM/``), chained newest to oldest.
-
-What decides the split is the promise that a *closed* month's archive (the
-feed has an item in a later month) never changes its bytes again:
-
-- a closed archive holds *every* item of its month, so the items of a closed
-  month can never be still waiting in the subscription document; the
-  subscription document therefore holds only items of the feed's newest
-  (open) month, at most ``max_items`` and ``max_bytes`` of them (at least one,
-  so a subscriber always sees the latest change); the rest of the open month
-  is in the open month's archive, which may change until the month closes;
-- its ``next-archive`` link names the month that closed it, which is known at
-  the moment it closes; so every month with items has an archive document,
-  the open month's one included (empty while the subscription document holds
-  the whole month), and the link never dangles;
-- its ``prev-archive`` link and its dates come from earlier data only, and it
-  names no hub and no infrafeed version (see render.py), so later releases,
-  a new hub or an upgrade leave it alone.
-
-Following ``prev-archive`` from the subscription document thus visits every
-item exactly once. Pure: the same items give the same plan.
+A feed within its limits (``max_items``, ``max_bytes``) is one ``complete``
+document. A larger one has a subscription document with the newest items and
+one archive document per month of release dates (``archive/YYYY-MM/``),
+chained newest to oldest. A *closed* month's archive (the feed has an item in
+a later month) never changes a byte again: it holds every item of its month,
+so the subscription document holds items of the open month only (at least
+one); its ``next-archive`` link names the month that closed it; its dates and
+``prev-archive`` link come from earlier data, and it names no hub and no
+version. Following ``prev-archive`` from the subscription document visits
+every item exactly once. Pure: the same items give the same plan.
 """
 
 from __future__ import annotations
@@ -75,10 +61,8 @@ class FeedHistory:
         return self.current.role == "complete"
 
 
-# The largest of a document's formats, in bytes. plan only measures documents
-# that hold the feed's newest items (a prefix of its items), so a caller can sum
-# the items' sizes once, as prefix sums, and answer each question by looking
-# one up (render/documents.py).
+# The largest of a document's formats, in bytes. plan only measures documents of
+# the feed's newest items, so the caller can answer with prefix sums of sizes.
 SizeOf = Callable[[Document], int]
 
 
