@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -233,7 +234,8 @@ def test_an_upgrade_of_infrafeed_leaves_archives_alone(
     out = tmp_path / "out"
     build(run_cli, entries, out)
     archives = {p: p.read_bytes() for p in sorted(out.rglob("archive/*/*"))}
-    monkeypatch.setattr("infrafeed.build.__version__", "99.0.0")
+    # What an upgrade changes: the version the build names (the build module's copy).
+    monkeypatch.setattr(sys.modules["infrafeed.build"], "__version__", "99.0.0")
     build(run_cli, entries, out)
     assert b"infrafeed 99.0.0" in (out / "feed.xml").read_bytes()
     assert {p: p.read_bytes() for p in sorted(out.rglob("archive/*/*"))} == archives
