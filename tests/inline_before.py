@@ -214,7 +214,8 @@ class _Parser:
             url = url[1:-1]
         problem = check_reference(url)
         if problem is not None:
-            raise MarkupError(f"link target '{url}' {problem}")
+            # The one change since it was frozen: the message says "target 'x': why".
+            raise MarkupError(f"link target '{url}': {problem}")
         children = tuple(_merge(self._child(self.pos + 1).nodes(label_end)))
         self.pos = close + 1
         return Link(children, url)

@@ -21,7 +21,7 @@ from lxml import etree
 
 import infrafeed
 from feedcheck import check_tree
-from infrafeed.publish.lock import LOCK, STAGING_PREFIX
+from infrafeed.publish.lock import JOURNAL, NEXT
 from infrafeed.publish.manifest import read_manifest
 
 FEED_NAMES = ("feed.xml", "atom.xml", "feed.json")
@@ -31,11 +31,11 @@ SRC = Path(infrafeed.__file__).resolve().parents[1]  # the infrafeed these tests
 
 
 def tree(out: Path) -> dict[str, bytes]:
-    """Every file below ``out`` (the manifest too), except the lock, which is always empty."""
+    """Every file below ``out``, infrafeed's manifest and ids included."""
     return {
         path.relative_to(out).as_posix(): path.read_bytes()
         for path in sorted(out.rglob("*"))
-        if path.is_file() and path.name != LOCK
+        if path.is_file()
     }
 
 
@@ -43,7 +43,7 @@ def mtimes(out: Path) -> dict[str, int]:
     return {
         path.relative_to(out).as_posix(): path.stat().st_mtime_ns
         for path in sorted(out.rglob("*"))
-        if path.is_file() and path.name != LOCK
+        if path.is_file()
     }
 
 
@@ -56,11 +56,13 @@ def age(out: Path, seconds: int = 1_000_000_000) -> dict[str, int]:
 
 
 def leftovers(out: Path) -> list[str]:
-    """Temporary files and folders of builds: there must be none after a build ends."""
-    return sorted(
+    """Trees, journals and temporary files of builds: none must be left after a build ends."""
+    beside = out.parent / f".{out.name}{NEXT}"
+    found = [str(beside)] if beside.exists() else []
+    return found + sorted(
         path.relative_to(out).as_posix()
         for path in out.rglob("*")
-        if path.name.startswith(STAGING_PREFIX) or path.name.endswith(".tmp")
+        if path.name in (NEXT, JOURNAL) or path.name.endswith(".tmp")
     )
 
 

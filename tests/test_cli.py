@@ -34,7 +34,7 @@ def test_check_with_three_mistakes(small_site: Path, run_cli: RunCli) -> None:
         f"{name}: groups[1].articles[2].sumary: unknown field; did you mean 'summary'?",
         f"{name}: groups[1].kind: 'nouveau' is not allowed; use one of 'new', 'revised', "
         "'restructured', 'major', 'improved', 'launch' or 'init'",
-        "infrafeed: 3 problems in the entries; nothing was written",
+        "infrafeed: 3 problems in the entries",  # check writes nothing, ever
     ]
     assert "Traceback" not in err
 
@@ -64,9 +64,12 @@ def test_new_writes_a_template_and_refuses_to_overwrite(small_site: Path, run_cl
     code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
     assert (code, out) == (1, "")
     assert err == (
-        f"infrafeed: {path.as_posix()} already exists; edit it, or name a second release "
-        "of that day 2026-11-30-2.toml\n"
+        f"infrafeed: {path.as_posix()} already exists; edit it, or write a later release of "
+        f"that day as {path.with_name('2026-11-30-2.toml').as_posix()}\n"
     )
+    path.with_name("2026-11-30-2.toml").touch()
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert err.endswith(f"as {path.with_name('2026-11-30-3.toml').as_posix()}\n")
     assert path.read_bytes() == before
 
 
@@ -94,7 +97,16 @@ def test_new_template_filled_in_is_valid(run_cli: RunCli, shipped_entries: Path)
 def test_new_rejects_a_bad_date(small_site: Path, run_cli: RunCli) -> None:
     code, _, err = run_cli("new", "--entries", str(small_site), "--date", "30/11/2026")
     assert code == 2
-    assert "'30/11/2026' is not a date like 2026-11-30" in err
+    assert "'30/11/2026' is not a date: write it as YYYY-MM-DD, e.g. 2026-11-30" in err
+    code, _, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-31")
+    assert code == 2 and "'2026-11-31' is not a date: day is out of range for month" in err
+
+
+def test_new_needs_a_folder_with_site_toml(tmp_path: Path, run_cli: RunCli) -> None:
+    code, out, err = run_cli("new", "--entries", str(tmp_path / "entries"))
+    assert (code, out) == (1, "")
+    assert "no site.toml here" in err
+    assert not (tmp_path / "entries").exists()
 
 
 def test_usage_error_exit_code(run_cli: RunCli) -> None:
@@ -107,7 +119,7 @@ def test_help_lists_commands_and_exit_codes() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "infrafeed", "--help"], capture_output=True, text=True, check=True
     )
-    for word in ("build", "check", "new", "Exit codes:", "70  internal error"):
+    for word in ("build", "check", "new", "Exit codes:", "70   internal error", "130  interrupted"):
         assert word in result.stdout
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,10 @@ BASE = "https://example.org/guide/feeds/"
 def good(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     from conftest import SMALL_SITE
 
-    out = tmp_path_factory.mktemp("good")
-    build(SMALL_SITE, out)
+    root = tmp_path_factory.mktemp("good")
+    shutil.copytree(SMALL_SITE, root / "entries")  # a build writes beside the entries
+    out = root / "out"
+    build(root / "entries", out)
     return {
         name: (out / name).read_text(encoding="utf-8")
         for name in ("feed.xml", "atom.xml", "feed.json")

@@ -68,6 +68,8 @@ SLUG = (
 )
 NUMBER = 'is not an article number: write it as printed, e.g. "6.1" or "12"'
 XML = "which XML 1.0 forbids in a feed; remove it"
+CONTROL = "a control character, which readers do not show; remove it"
+NONCHARACTER = "a noncharacter, which XML 1.0 discourages; remove it"
 JS = "javascript:alert(1)"
 
 BAD_VALUES = [
@@ -88,24 +90,30 @@ BAD_VALUES = [
     ("host not IDNA", "page", "https://ex\u00e4mple..org/",
      "has a host name that cannot be written in ASCII (IDNA): 'exämple..org'"),
     ("javascript: in a summary link", "summary", f"[x]({JS})",
-     f"link target '{JS}' the 'javascript:' {SCHEME}"),
+     f"link target '{JS}': the 'javascript:' {SCHEME}"),
     ("JaVaScRiPt: in a context link", "context", "[x](JaVaScRiPt:alert(1))",
-     f"link target 'JaVaScRiPt:alert(1)' the 'javascript:' {SCHEME}"),
+     f"link target 'JaVaScRiPt:alert(1)': the 'javascript:' {SCHEME}"),
     ("data: in a note link", "note_text", "[x](data:text/html,<script>)",
-     f"link target 'data:text/html,<script>' the 'data:' {SCHEME}"),
+     f"link target 'data:text/html,<script>': the 'data:' {SCHEME}"),
     ("vbscript: in a detail link", "detail", "[x](vbscript:msgbox)",
-     f"link target 'vbscript:msgbox' the 'vbscript:' {SCHEME}"),
+     f"link target 'vbscript:msgbox': the 'vbscript:' {SCHEME}"),
     ("javascript: in a table cell link", "cell", f"[x](<{JS}>)",
-     f"link target '{JS}' the 'javascript:' {SCHEME}"),
+     f"link target '{JS}': the 'javascript:' {SCHEME}"),
+    ("user and password in a page", "page", "https://user:pw@example.org/x",
+     "must not hold a user name or password (user@host): feeds are public"),
+    ("space in a host", "page", "https://ex ample.com/a b",
+     "has a host name with characters no host name has: 'ex ample.com'"),
     # Characters XML 1.0 forbids, anywhere.
     ("bell in a title", "title", "a\u0007b", f"contains the character U+0007, {XML}"),
     ("escape in a summary", "summary", "\u001b[31mred", f"contains the character U+001B, {XML}"),
     ("NUL in a cell", "cell", "a\u0000b", f"contains the character U+0000, {XML}"),
-    ("C1 control in a note", "note_text", "a\u0085b", f"contains the character U+0085, {XML}"),
+    ("C1 control in a note", "note_text", "a\u0085b",
+     f"contains the character U+0085, {CONTROL}"),
     ("noncharacter in a context", "context", "a\ufffeb", f"contains the character U+FFFE, {XML}"),
     ("plane noncharacter in a detail", "detail", "a\U0001ffffb",
-     f"contains the character U+1FFFF, {XML}"),
-    ("C1 control in a page", "page", "/guide/a\u0085b", f"contains the character U+0085, {XML}"),
+     f"contains the character U+1FFFF, {NONCHARACTER}"),
+    ("C1 control in a page", "page", "/guide/a\u0085b",
+     f"contains the character U+0085, {CONTROL}"),
     ("vertical tab in a header", "header", "a\u000bb", f"contains the character U+000B, {XML}"),
     # Ids that could make paths: slugs only.
     ("parent folder id", "article_id", "../etc", f"'../etc' {SLUG}"),

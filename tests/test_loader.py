@@ -160,7 +160,7 @@ BAD_RELEASES = [
         "data: URL inside a summary link",
         GOOD_RELEASE.replace("đơn giản nhất", "[x](data:text/html,hi)"),
         [
-            "groups[1].articles[1].summary: link target 'data:text/html,hi' the 'data:' "
+            "groups[1].articles[1].summary: link target 'data:text/html,hi': the 'data:' "
             "scheme is not allowed; use an http(s) URL or a site-relative path such as "
             "/AIInfraGuide/cuda/"
         ],

@@ -20,9 +20,9 @@ import pytest
 from conftest import REPO, RunCli
 from infrafeed import cli
 from infrafeed.errors import PublishError
-from infrafeed.publish.lock import LOCK, STAGING_PREFIX
-from infrafeed.publish.manifest import MANIFEST, read_ids, read_manifest
-from infrafeed.publish.stage import Stage
+from infrafeed.publish.lock import NEXT
+from infrafeed.publish.manifest import MANIFEST, Manifest, read_ids, read_manifest
+from infrafeed.publish.tree import Tree
 from infrafeed.render import documents
 from outputs import (
     FEED_NAMES,
@@ -210,38 +210,36 @@ def test_symlinked_folder_leading_outside_is_refused(
 
     code, stdout, stderr = build(small_site)
     assert (code, stdout) == (5, "")
-    found = re.fullmatch(
-        rf"infrafeed: {re.escape(str(out))}/modules/(\S+): resolves to "
-        rf"{re.escape(str(outside))}/(\S+), outside the output folder {re.escape(str(out))}; "
-        r"refusing to write \(is a folder on the way a symlink\?\)\n",
-        stderr,
+    assert stderr == (
+        f"infrafeed: {out}/modules: infrafeed writes a folder there, but this is not "
+        "infrafeed's; move it away and build again\n"
     )
-    assert found and found[1] == found[2], stderr
     assert list(outside.iterdir()) == []
-    assert sorted(p.name for p in out.iterdir()) == [LOCK, "modules"]  # nothing published
+    assert sorted(p.name for p in out.iterdir()) == ["modules"]  # nothing published
+    assert leftovers(out) == []
 
 
-def test_a_folder_made_a_symlink_during_the_build_is_refused_at_commit(
+def test_a_folder_made_a_symlink_during_the_build_is_refused(
     small_site: Path, out: Path, tmp_path: Path, build: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Folders are resolved once per round of checks; commit's round sees them as they are."""
+    """What is in the published tree is read when the next one is complete, as it is then."""
     assert build(small_site)[0] == 0
     before = tree(out)
     edit(small_site / "site.toml", 'title = "Fixture Guide"', 'title = "Fixture Guide 2"')
     outside = tmp_path / "outside"
     outside.mkdir()
-    real = Stage.write
+    real = Tree.write
 
-    def swap_after_staging(stage: Stage, relative: str, chunks: Any) -> None:
-        real(stage, relative, chunks)
+    def swap_after_staging(staging: Tree, relative: str, chunks: Any) -> None:
+        real(staging, relative, chunks)
         if relative == "modules/cuda/feed.json":  # checked and staged: now swap the folder
             shutil.rmtree(out / "modules" / "cuda")
             (out / "modules" / "cuda").symlink_to(outside, target_is_directory=True)
 
-    monkeypatch.setattr(Stage, "write", swap_after_staging)
+    monkeypatch.setattr(Tree, "write", swap_after_staging)
     code, stdout, stderr = build(small_site)
     assert (code, stdout) == (5, "")
-    assert "outside the output folder" in stderr
+    assert "this is not infrafeed's" in stderr
     assert list(outside.iterdir()) == []
     (out / "modules" / "cuda").unlink()
     assert {k: v for k, v in tree(out).items() if not k.startswith("modules/cuda/")} == {
@@ -254,13 +252,35 @@ def test_symlink_loop_is_refused(small_site: Path, out: Path, build: Any) -> Non
     (out / "modules").symlink_to("modules")
     code, stdout, stderr = build(small_site)
     assert (code, stdout) == (5, "")
-    found = re.fullmatch(
-        rf"infrafeed: ({re.escape(str(out))}/modules/\S+): cannot be resolved "
-        r"\(Symlink loop from '(\S+)'\); refusing to write\n",
-        stderr,
-    )
-    assert found and found[1] == found[2], stderr
+    assert stderr.startswith(f"infrafeed: {out}/modules/")
+    assert "(Too many levels of symbolic links); the published output is unchanged" in stderr
     assert leftovers(out) == []
+
+
+def test_a_file_not_infrafeeds_is_never_written_over(
+    small_site: Path, out: Path, build: Any
+) -> None:
+    """A hand-made index.html, or a feed of a module turned off, edited, then turned on."""
+    out.mkdir()
+    (out / "index.html").write_text("<p>mine</p>", encoding="utf-8")
+    code, stdout, stderr = build(small_site)
+    assert (code, stdout) == (5, "")
+    assert stderr == (
+        f"infrafeed: {out}/index.html: infrafeed would write this file, but the one there is "
+        "not infrafeed's (the manifest does not list it); move it away and build again\n"
+    )
+    assert (out / "index.html").read_text(encoding="utf-8") == "<p>mine</p>"
+    (out / "index.html").unlink()
+    assert build(small_site)[0] == 0
+
+    set_feeds(small_site / "site.toml", modules=False)
+    (out / "modules/cuda/feed.xml").write_text("edited", encoding="utf-8")
+    code, _, stderr = build(small_site)
+    assert code == 0 and "left modules/cuda/feed.xml in place" in stderr
+    set_feeds(small_site / "site.toml", modules=True)
+    code, _, stderr = build(small_site)
+    assert code == 5 and "modules/cuda/feed.xml: infrafeed would write this file" in stderr
+    assert (out / "modules/cuda/feed.xml").read_text(encoding="utf-8") == "edited"
 
 
 def test_files_infrafeed_did_not_write_survive_everything(
@@ -357,25 +377,29 @@ def test_edited_file_of_removed_feed_is_kept_with_one_warning(
 
 
 HEAD = "infrafeed manifest 2\ninputs -\n"
+NOT_OURS = "it does not start with 'infrafeed manifest 2' and end with a line break"
 
 
 @pytest.mark.parametrize(
     ("manifest", "reason"),
     [
-        ("not a manifest", "it does not start with 'infrafeed manifest 2' and "
-         "end with a line break"),
-        ('{"version": 1, "files": {}}', "it does not start with 'infrafeed manifest 2' and "
-         "end with a line break"),
-        ("infrafeed manifest 2\ninputs -", "it does not start with 'infrafeed manifest 2' and "
-         "end with a line break"),
-        ("infrafeed manifest 2\n\n", "line 2 is not the inputs' digest"),
-        ("infrafeed manifest 2\ninputs 1234\n", "line 2 is not the inputs' digest"),
-        (HEAD + "file %s 6 ../victim.txt\n", "line 3 is not a file record"),
-        (HEAD + "file %s 6 /tmp/victim.txt\n", "line 3 is not a file record"),
-        (HEAD + "file %s 6 feed.xml\nfile %s 6 feed.xml\n", "line 4 is not a file record"),
-        (HEAD + "file %s six feed.xml\n", "line 3 is not a file record"),
-        (HEAD + "file %s 06 feed.xml\n", "line 3 is not a file record"),
-        (HEAD + "file %s 6 feed.xml \n", "line 3 is not a file record"),
+        ("not a manifest", NOT_OURS),
+        ('{"version": 1, "files": {}}', NOT_OURS),
+        ('{"version": true}', NOT_OURS),
+        ('{"version": 1.0}', NOT_OURS),
+        ("[" * 100_000 + "]" * 100_000, NOT_OURS),
+        ("infrafeed manifest 2\ninputs -", NOT_OURS),
+        ("infrafeed manifest 2\n\n", "line 2 is not a record of a manifest"),
+        ("infrafeed manifest 2\ninputs 1234\n", "line 2 is not a record of a manifest"),
+        ("infrafeed manifest 2\nfile %s 6 feed.xml\n", "line 2 is not a record of a manifest"),
+        (HEAD + "inputs -\n", "line 3 is not a record of a manifest"),
+        (HEAD + "file %s 6 ../victim.txt\n", "line 3 is not a record of a manifest"),
+        (HEAD + "file %s 6 /tmp/victim.txt\n", "line 3 is not a record of a manifest"),
+        (HEAD + "file %s 6 feed.xml\nfile %s 6 feed.xml\n", "a record is there twice"),
+        (HEAD + "file %s six feed.xml\n", "line 3 is not a record of a manifest"),
+        (HEAD + "file %s 06 feed.xml\n", "line 3 is not a record of a manifest"),
+        (HEAD + "file %s 6 feed.xml \n", "line 3 is not a record of a manifest"),
+        (HEAD + "pending javascript:alert(1)\n", "line 3 is not a record of a manifest"),
         ("infrafeed manifest 2\ninputs -\nfile \u00e9 6 feed.xml\n", "it is not ASCII text"),
     ],
 )  # fmt: skip
@@ -393,9 +417,9 @@ def test_a_damaged_or_forged_manifest_stops_the_build(
     assert (code, stdout) == (5, "")
     assert stderr == (
         f"infrafeed: {out / MANIFEST}: cannot read infrafeed's record ({reason}); it lists "
-        "which files infrafeed owns and which items the feeds published. Restore it from a "
-        "backup, or delete it to start over: files will then be overwritten, never deleted, "
-        "and the id guard will not know what was published before\n"
+        "which files infrafeed owns and which items the feeds published. Restore it (from "
+        "git or a backup), or delete it to start over: the id guard then forgets what was "
+        "published, and infrafeed will refuse to write over files that differ from its own\n"
     )
     assert tree(out) == before
     assert victim.read_text(encoding="utf-8") == "victim"
@@ -404,18 +428,15 @@ def test_a_damaged_or_forged_manifest_stops_the_build(
 def test_planted_symlinks_at_infrafeeds_own_names_are_not_followed(
     small_site: Path, out: Path, tmp_path: Path, build: Any
 ) -> None:
-    victim = tmp_path / "victim.txt"
-    victim.write_text("victim", encoding="utf-8")
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "file.txt").write_text("victim", encoding="utf-8")
     out.mkdir()
-    for name in (LOCK, f".{MANIFEST}.{os.getpid()}.tmp", f"{STAGING_PREFIX}{os.getpid()}"):
-        (out / name).symlink_to(victim)
-    code, _, stderr = build(small_site)
-    # The lock is refused (O_NOFOLLOW); the others are removed as leftovers.
-    assert code == 5
-    assert stderr.startswith(f"infrafeed: {out / LOCK}: cannot create the output folder's lock")
-    (out / LOCK).unlink()
+    for name in (out / NEXT, tmp_path / f".output{NEXT}", out / ".infrafeed-journal"):
+        name.symlink_to(victim, target_is_directory=True)
     assert build(small_site)[0] == 0
-    assert victim.read_text(encoding="utf-8") == "victim"
+    assert [p.name for p in victim.iterdir()] == ["file.txt"]
+    assert (victim / "file.txt").read_text(encoding="utf-8") == "victim"
     assert leftovers(out) == []
 
 
@@ -551,11 +572,13 @@ def test_quiet_prints_nothing_on_success(small_site: Path, build: Any) -> None:
 
 @contextlib.contextmanager
 def held_lock(out: Path) -> Iterator[None]:
-    """Hold the output folder's lock as another build would (flock, another open file)."""
-    out.mkdir(exist_ok=True)
-    with (out / LOCK).open("a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    """Hold the output folder's lock as another build would: flock on its parent folder."""
+    fd = os.open(out.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         yield
+    finally:
+        os.close(fd)
 
 
 def _fail_rendering(*args: Any, **kwargs: Any) -> Iterator[tuple[str, bytes]]:
@@ -568,7 +591,7 @@ def _fail_rendering(*args: Any, **kwargs: Any) -> Iterator[tuple[str, bytes]]:
     [
         ("bad entries", 1, r"^\S+2026-03-05\.toml: groups\[1\]\.kind: 'fresh' is not allowed"),
         ("guard", 3, r"^feed 'all': item tag:"),
-        ("lock busy", 4, r"^infrafeed: \S+\.infrafeed\.lock: another infrafeed build is running"),
+        ("lock busy", 4, r"^infrafeed: \S+/output: another infrafeed build is running"),
         ("unwritable", 5, r"^infrafeed: \S+: could not stage the new version \(No space left"),
         ("internal error", 70, r"^infrafeed: internal error: RuntimeError: a bug \(set "),
         ("usage", 2, r"^Error: No such option '--frobnicate'"),
@@ -596,7 +619,7 @@ def test_failures_exit_with_their_code_and_speak_only_on_stderr(
     else:
         edit(small_site / "site.toml", 'title = "Fixture Guide"', 'title = "Fixture Guide 2"')
     if case == "unwritable":
-        monkeypatch.setattr(os, "write", _failing(os.write, errno.ENOSPC, STAGING_PREFIX))
+        monkeypatch.setattr(os, "write", _failing(os.write, errno.ENOSPC, NEXT))
     if case == "internal error":
         monkeypatch.setattr(documents, "render_all", _fail_rendering)
 
@@ -671,20 +694,13 @@ WRITE_FAILURES = [
     ("staging a file", "write", errno.ENOSPC, "/modules/cuda/atom.xml", "modules/cuda/atom.xml",
      "could not stage the new version (No space left on device); "
      "the published output is unchanged"),
-    ("syncing a staged file", "fsync", errno.EIO, "/modules/cuda/atom.xml", "modules/cuda/atom.xml",
-     "could not stage the new version (Input/output error); "
+    ("creating the next tree", "mkdir", errno.ENOSPC, NEXT, None,
+     "could not create the next tree (No space left on device); "
      "the published output is unchanged"),
-    ("creating the staging folder", "mkdir", errno.ENOSPC, STAGING_PREFIX, None,
-     "cannot create the staging folder (No space left on device); "
-     "the published output is unchanged"),
-    ("writing the manifest's first version", "write", errno.ENOSPC, f"{MANIFEST}.", MANIFEST,
-     "could not write the manifest (No space left on device)"),
-    ("replacing a file", "replace", errno.EACCES, "/modules/cuda/feed.json",
-     "modules/cuda/feed.json",
-     "could not be replaced (Permission denied); the previous output is intact"),
-    ("keeping the previous version", "link", errno.ENOSPC, "/modules/prerequisites/atom.xml",
-     "modules/prerequisites/atom.xml",
-     "could not be replaced (No space left on device); the previous output is intact"),
+    ("writing the manifest", "write", errno.ENOSPC, f"{NEXT}/{MANIFEST}", f"{MANIFEST}",
+     "could not write the manifest (No space left on device); the published output is unchanged"),
+    ("carrying a file over", "link", errno.EMLINK, "extra.txt", "extra.txt",
+     "could not be carried over (Too many links); the published output is unchanged"),
 ]  # fmt: skip
 
 
@@ -704,6 +720,7 @@ def test_write_errors_leave_the_previous_output_and_no_temp_files(
     message: str,
 ) -> None:
     assert build(small_site)[0] == 0
+    (out / "extra.txt").write_text("not infrafeed's", encoding="utf-8")
     before, stamps, owned_before = tree(out), age(out), owned(out)
     # A new title changes every file, so every file is about to be replaced.
     edit(small_site / "site.toml", 'title = "Fixture Guide"', 'title = "Fixture Guide 2"')
@@ -714,7 +731,9 @@ def test_write_errors_leave_the_previous_output_and_no_temp_files(
 
     assert result[:2] == (5, "")
     if file is None:
-        assert result[2].startswith(f"infrafeed: {out}/{STAGING_PREFIX}")
+        assert result[2].startswith(f"infrafeed: {out.parent}/.output{NEXT}: ")
+    elif file == MANIFEST:
+        assert result[2].startswith(f"infrafeed: {out.parent}/.output{NEXT}/{MANIFEST}: ")
     else:
         assert result[2].startswith(f"infrafeed: {out / file}: ")
     assert message in result[2]
@@ -727,31 +746,7 @@ def test_write_errors_leave_the_previous_output_and_no_temp_files(
     assert_feeds_valid(out)
 
 
-def test_a_failed_removal_takes_back_the_whole_build(
-    with_extra_module: Path, out: Path, build: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The manifest is written last: until then, every step can be taken back."""
-    before, owned_before = tree(out), owned(out)
-    edit(with_extra_module / "site.toml", EXTRA_MODULE, "")
-    edit(with_extra_module / "site.toml", 'title = "Fixture Guide"', 'title = "Fixture Guide 2"')
-    monkeypatch.setattr(os, "replace", _failing(os.replace, errno.EACCES, "extra/feed.json"))
-    code, stdout, stderr = build(with_extra_module)
-    monkeypatch.undo()
-    assert (code, stdout) == (5, "")
-    assert stderr == (
-        f"infrafeed: {out / 'modules/extra/feed.json'}: could not be removed (Permission "
-        "denied); the previous output is intact\n"
-    )
-    assert tree(out) == before
-    assert leftovers(out) == []
-    code, stdout, _ = build(with_extra_module)
-    assert code == 0
-    assert stdout == report(before, owned_before, tree(out), owned(out))
-    assert not (out / "modules" / "extra").exists()
-    assert_feeds_valid(out)
-
-
-# --- 10. Documents streamed to the staging folder ------------------------------------
+# --- 10. Documents streamed to the next tree ------------------------------------
 
 BIG = 1 << 20  # publish.files._WRITE_SIZE: small chunks are gathered into writes this large
 STREAMS = [
@@ -776,28 +771,29 @@ def test_a_file_staged_in_chunks_is_the_file_staged_whole(
         writes.append(len(memoryview(data).cast("B")))
         return real_write(fd, data)
 
-    stage = Stage(tmp_path)
+    staging = Tree(tmp_path / "output", Manifest(None, {}))
     monkeypatch.setattr(os, "write", counting_write)
-    stage.write("modules/cuda/feed.xml", iter(chunks))
+    staging.write("modules/cuda/feed.xml", iter(chunks))
     monkeypatch.undo()
-    stage.write("feed.xml", (whole,))
+    staging.write("feed.xml", (whole,))
 
-    assert (stage.dir / "modules/cuda/feed.xml").read_bytes() == whole
-    assert stage.records["modules/cuda/feed.xml"] == stage.records["feed.xml"]
-    assert stage.records["feed.xml"].size == len(whole)
-    assert stage.records["feed.xml"].sha256 == hashlib.sha256(whole).hexdigest()
+    assert (staging.dir / "modules/cuda/feed.xml").read_bytes() == whole
+    assert staging.records["modules/cuda/feed.xml"] == staging.records["feed.xml"]
+    assert staging.records["feed.xml"].size == len(whole)
+    assert staging.records["feed.xml"].sha256 == hashlib.sha256(whole).hexdigest()
     # Small chunks are gathered: about one system call per megabyte, not one per chunk.
     assert len(writes) <= len(whole) // BIG + 2
-    stage.cleanup()
+    staging.cleanup()
+    assert not staging.dir.exists()
 
 
 def test_a_stream_that_cannot_be_written_is_not_recorded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stage = Stage(tmp_path)
+    staging = Tree(tmp_path / "output", Manifest(None, {}))
     monkeypatch.setattr(os, "write", _failing(os.write, errno.ENOSPC, "feed.json"))
     with pytest.raises(PublishError, match=r"feed.json: could not stage the new version \(No sp"):
-        stage.write("feed.json", [b"x" * BIG, b"y"])
-    assert stage.records == {}
-    stage.cleanup()
-    assert not stage.dir.exists()
+        staging.write("feed.json", [b"x" * BIG, b"y"])
+    assert staging.records == {}
+    staging.cleanup()
+    assert not staging.dir.exists()

@@ -16,8 +16,11 @@ from urllib.parse import parse_qs
 
 import pytest
 
+import infrafeed
 from conftest import RunCli
+from infrafeed.clock import Clock
 from infrafeed.publish import websub
+from infrafeed.publish.manifest import read_manifest
 from sitebuilder import add_release, write_site
 
 FEEDS_URL = "https://example.org/guide/feeds/"
@@ -77,7 +80,6 @@ def local_hub() -> Iterator[Hub]:
 @pytest.fixture
 def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[Hub]:
     monkeypatch.setenv("no_proxy", "127.0.0.1")
-    monkeypatch.setattr(websub, "BACKOFF", 0.01)
     with local_hub() as running:
         yield running
 
@@ -130,31 +132,56 @@ def test_ping_once_per_changed_feed_and_never_when_unchanged(
     assert sorted(hub.topics) == sorted(SUBSCRIPTIONS[:6])
 
 
-def test_a_failing_hub_is_reported_and_the_build_still_succeeds(
+def test_a_failing_hub_is_reported_and_asked_again_by_the_next_build(
     tmp_path: Path, run_cli: RunCli, hub: Hub
 ) -> None:
     hub.status = 503
     entries = write_site(tmp_path / "entries", hub=hub.url)
     out = tmp_path / "out"
-    code, stdout, stderr = build(run_cli, entries, out, "--ping", "-q")
-    assert (code, stdout) == (0, "")
-    lines = stderr.splitlines()
-    assert len(lines) == 9
-    assert lines[0] == (
-        f"warning: WebSub hub {hub.url} was not told that {FEEDS_URL}atom.xml changed: "
-        "HTTP 503 Service Unavailable (after 3 attempts); the feed is published, "
-        "readers will see it at their next poll"
-    )
-    assert len(hub.requests) == 9 * websub.ATTEMPTS  # bounded retries
+    slept: list[float] = []
+    result = infrafeed.build(entries, out, ping=True, clock=Clock(sleep=slept.append))
+    failed = [n for n in result.notifications if n.error is not None]
+    assert [n.topic for n in failed] == sorted(SUBSCRIPTIONS)
+    assert failed[0].error == "HTTP 503 Service Unavailable (after 3 attempts)"
+    assert len(hub.requests) == 9 * websub.ATTEMPTS and slept == [1.0, 2.0] * 9  # bounded
     assert (out / "feed.xml").is_file() and (out / "index.html").is_file()
+    assert read_manifest(out).pending == tuple(sorted(SUBSCRIPTIONS))
+
+    # The hub is back: the next build, though it has nothing to do, tells it what it owes.
+    hub.status, hub.requests = 204, []
+    code, stdout, stderr = build(run_cli, entries, out, "--ping")
+    assert (code, stderr) == (0, "")
+    assert stdout == "unchanged: 16 files\nnotified the WebSub hub of 9 changed feeds\n"
+    assert sorted(hub.topics) == sorted(SUBSCRIPTIONS)
+    assert read_manifest(out).pending == ()
+    hub.requests = []
+    assert build(run_cli, entries, out, "--ping", "-q") == (0, "", "")
+    assert hub.requests == []
 
 
-def test_a_refused_request_is_not_retried(tmp_path: Path, run_cli: RunCli, hub: Hub) -> None:
+def test_a_refused_request_is_said_once_per_feed_and_not_retried(
+    tmp_path: Path, run_cli: RunCli, hub: Hub
+) -> None:
     hub.status = 400
     entries = write_site(tmp_path / "entries", hub=hub.url)
-    code, _, stderr = build(run_cli, entries, tmp_path / "out", "--ping", "-q")
-    assert code == 0 and "HTTP 400 Bad Request;" in stderr
-    assert len(hub.requests) == 9
+    code, stdout, stderr = build(run_cli, entries, tmp_path / "out", "--ping", "-q")
+    assert (code, stdout) == (0, "")
+    lines = stderr.splitlines()
+    assert len(lines) == 9 and len(hub.requests) == 9
+    assert lines[0] == (
+        f"warning: WebSub hub {hub.url} was not told that {FEEDS_URL}atom.xml changed "
+        "(HTTP 400 Bad Request); the next build with --ping tells it"
+    )
+
+
+def test_a_hub_that_refuses_connections_costs_seconds_not_minutes(tmp_path: Path) -> None:
+    with socket_closed() as url:
+        entries = write_site(tmp_path / "entries", hub=url)
+        started = time.monotonic()
+        result = infrafeed.build(entries, tmp_path / "out", ping=True)
+    assert time.monotonic() - started < 15  # one feed tried three times, not nine
+    assert len(result.notifications) == 9 and all(n.error for n in result.notifications)
+    assert len(read_manifest(tmp_path / "out").pending) == 9
 
 
 def test_a_slow_or_absent_hub_times_out(hub: Hub) -> None:

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from . import __version__
 from .clock import SYSTEM, Clock
-from .errors import DataError, GuardError, InfraFeedError, Problem
+from .errors import DataError, GuardError, InfraFeedError, OutOfDate, Problem, PublishError
 from .publish import Report
-from .publish.lock import locked, remove_leftovers
-from .publish.manifest import intact, read_manifest
-from .source.files import read_entries
+from .publish.lock import left_behind, locked
+from .publish.manifest import Manifest, intact, read_manifest
+from .source.files import PUBLISHED, read_entries
 
 if TYPE_CHECKING:
     from .cache import ReleaseCache
@@ -42,8 +42,9 @@ class BuildResult(NamedTuple):
     report: Report
     skipped: bool  # inputs unchanged: nothing was validated or rendered
     hub: str | None = None  # the WebSub hub of the settings (unknown when skipped)
-    notifications: tuple[Notification, ...] = ()  # with ping=True: one per changed feed
+    notifications: tuple[Notification, ...] = ()  # with ping=True: each ping sent or owed
     cache_error: str | None = None  # the build cache could not be written: why
+    warnings: tuple[str, ...] = ()  # files in the entries folder that are not entries
 
 
 class Compiled(NamedTuple):
@@ -64,6 +65,7 @@ def build(
     *,
     cache: Path | None = None,
     allow_changes: bool = False,
+    locked_ids: bool = False,
     lock_wait: float = 30.0,
     ping: bool = False,
     page: Path | None = None,
@@ -71,105 +73,164 @@ def build(
 ) -> BuildResult:
     """Build every feed, the site files and the changelog page from ``entries`` into ``out``.
 
-    ``page`` puts the changelog page there instead of at its path below
-    ``out``. ``cache`` is a build cache folder, or None for none. With ``ping``, tell
-    the settings' WebSub hub about every subscription document whose bytes
-    changed, once the output is published.
+    ``page`` puts the changelog page there instead of at its path below ``out``.
+    ``cache`` is a build cache folder, or None for none. ``locked_ids`` refuses
+    to change the id guard's memory kept with the entries (``published-ids.txt``),
+    as CI should. With ``ping``, tell the settings' WebSub hub about every
+    subscription document whose bytes changed, and about those still owed.
     """
     if not entries.is_dir():
         raise DataError([Problem(str(entries), "(folder)", "no such folder")])
+    _apart(out, "output folder", entries, "entries folder")
     if cache is not None:
-        _check_apart(cache, entries, out)
+        _apart(cache, "build cache", entries, "entries folder")
+        _apart(cache, "build cache", out, "output folder")
     with locked(out, lock_wait, clock):
-        # Every time, not only when rendering: a build killed after its last
-        # write leaves a staging folder that a no-op build must also remove.
-        remove_leftovers(out)
+        # Before anything else, even a build with nothing to do: what a killed build
+        # left is completed (a journal) or removed (an unpublished tree).
+        if left_behind(out):
+            from .publish.tree import remove_leftovers
+
+            remove_leftovers(out)
         snapshot = read_entries(entries, __version__)
+        warnings = tuple(f"{name}: not an entry file; ignored" for name in snapshot.ignored)
         inputs = snapshot.digest
         if page is not None:  # where the page goes is an input too
-            inputs = hashlib.sha256(f"{inputs} {page.absolute()}".encode()).hexdigest()
+            inputs = sha256(f"{inputs} {page.absolute()}".encode())
         previous = read_manifest(out)
-        if previous.inputs == inputs and intact(out, previous, page):
+        record = snapshot.published
+        if (
+            previous.inputs == inputs
+            and previous.published == (sha256(record.data) if record and record.data else None)
+            and intact(out, previous, page)
+        ):
             files = [name for name in previous.files if not name.startswith(".")]
             files += [str(page)] if page is not None else []
-            return BuildResult(Report((), tuple(sorted(files)), (), ()), skipped=True)
-
-        # Not needed above: a build with nothing to do is over before these load.
-        from .cache import ReleaseCache
-        from .changelog.page import assemble_page
-        from .feeds.guard import guard, had_archives, late_additions
-        from .feeds.specs import feed_specs, select_all
-        from .publish.manifest import IDS, ids_bytes, read_ids
-        from .publish.stage import Stage, commit
-        from .render.documents import render_all
-        from .source.loader import site_of, validate
-
-        problems: list[Problem] = []
-        site = site_of(snapshot.site, problems)
-        if site is None:
-            validate(snapshot)  # raises, with the problems of every file
-        assert site is not None
-        with ReleaseCache(cache, site, snapshot.site) as memo:
-            releases = _compile_all(site, snapshot, memo, problems)
-            cache_error = memo.finish()
-        items = tuple(item for c in releases for item in c.items)
-        specs = feed_specs(site)
-        # A feed and its archives are one: the guard sees the whole history.
-        published = {spec.key: select_all(items, spec) for spec in specs}
-        memory = read_ids(out)
-        dated = [(c.path, c.date) for c in releases]
-        ids = guard(memory, published, allow_changes=allow_changes, releases=dated)
-        archived = {spec.key for spec in specs if had_archives(spec, previous.files)}
-        late = late_additions(memory, published, archived)
-        if late and not allow_changes:
-            raise GuardError(late)
-        parts = {
-            item.id: part for c in releases for item, part in zip(c.items, c.parts, strict=True)
-        }
-
-        stage = Stage(out)
-        try:
-            written_page = None
-            if site.page.enabled:
-                oldest = releases[-1].date if releases else None
-                text = assemble_page(site, [c.section for c in releases], oldest)
-                if page is None:
-                    stage.write(site.page.path, (text,))
-                else:
-                    written_page = (page, text)
-            for relative, chunks in render_all(site, specs, items, __version__, parts):
-                stage.write(relative, chunks)
-            stage.write(IDS, (ids_bytes(ids),))
-            report = commit(stage, previous, inputs, written_page)
-        finally:
-            stage.cleanup()
-
-    # Outside the lock: a slow hub must not hold up the next build.
-    notifications: tuple[Notification, ...] = ()
-    if ping and site.feeds.hub is not None:
-        from .feeds.specs import FORMATS, document_path
-        from .publish.websub import notify
-
-        topics = {document_path(s.folder, f): s.url(site, f) for s in specs for f in FORMATS}
-        changed = [topics[path] for path in report.written if path in topics]
-        notifications = notify(site.feeds.hub, changed, clock=clock)
-    return BuildResult(report, False, site.feeds.hub, notifications, cache_error)
-
-
-def _check_apart(cache: Path, entries: Path, out: Path) -> None:
-    """Refuse a cache folder that shares a folder tree with the entries or the output.
-
-    Inside the output, it would be served; around either, its CACHEDIR.TAG
-    would keep backups from saving them.
-    """
-    here = Path(os.path.realpath(cache))
-    for role, folder in (("entries", entries), ("output", out)):
-        other = Path(os.path.realpath(folder))
-        if here.is_relative_to(other) or other.is_relative_to(here):
-            raise InfraFeedError(
-                f"{cache}: the build cache must be a folder apart from the {role} folder "
-                f"{folder}, neither inside it nor holding it"
+            result = BuildResult(Report((), tuple(sorted(files)), (), ()), True, warnings=warnings)
+        else:
+            result = _publish(
+                snapshot, out, previous, inputs, cache, page, allow_changes, locked_ids
             )
+            result = result._replace(warnings=warnings)
+        return _pinged(result, out, entries, clock) if ping else result
+
+
+def _publish(
+    snapshot: Snapshot,
+    out: Path,
+    previous: Manifest,
+    inputs: str,
+    cache: Path | None,
+    page: Path | None,
+    allow_changes: bool,
+    locked_ids: bool,
+) -> BuildResult:
+    # Not needed by a build with nothing to do, which is over before these load.
+    from .cache import ReleaseCache
+    from .changelog.page import assemble_page
+    from .feeds.guard import guard, had_archives, late_additions
+    from .feeds.specs import feed_specs, select_all
+    from .publish.files import write_atomic
+    from .publish.manifest import IDS, ids_bytes, parse_ids, read_ids
+    from .publish.tree import Tree
+    from .render.documents import render_all
+    from .source.loader import site_of, validate
+
+    problems = [Problem(where, "(file)", why) for where, why in snapshot.problems]
+    site = site_of(snapshot.site, problems)
+    if site is None or problems:
+        validate(snapshot)  # raises, with the problems of every file
+    assert site is not None
+    with ReleaseCache(cache, site, snapshot.site) as memo:
+        releases = _compile_all(site, snapshot, memo, problems)
+        cache_error = memo.finish()
+    items = tuple(item for c in releases for item in c.items)
+    specs = feed_specs(site)
+    # A feed and its archives are one: the guard sees the whole history.
+    published = {spec.key: select_all(items, spec) for spec in specs}
+    # The ids published: the output folder's record, and the one kept in git, which a
+    # fresh clone has alone (it wins where they differ).
+    record_path, committed = snapshot.folder / PUBLISHED, snapshot.published
+    memory = read_ids(out)
+    for key, known in parse_ids(committed.data if committed else None, record_path).items():
+        memory[key] = {**memory.get(key, {}), **known}
+    dated = [(c.path, c.date) for c in releases]
+    ids = guard(memory, published, allow_changes=allow_changes, releases=dated)
+    archived = {spec.key for spec in specs if had_archives(spec, previous.files)}
+    late = late_additions(memory, published, archived)
+    if late and not allow_changes:
+        raise GuardError(late)
+    record = ids_bytes(ids)
+    if committed is None or committed.data != record:
+        if locked_ids:
+            raise OutOfDate(
+                f"{record_path}: the entries publish items this record does not list as "
+                f"it is; run `infrafeed build` and commit {record_path}"
+            )
+        try:  # before the output: a record ahead of it only guards more
+            write_atomic(record_path, (record,))
+        except OSError as exc:
+            raise PublishError(f"{record_path}: could not be written ({exc.strerror})") from None
+    parts = {item.id: p for c in releases for item, p in zip(c.items, c.parts, strict=True)}
+
+    tree = Tree(out, previous)
+    try:
+        text = None
+        if site.page.enabled:
+            oldest = releases[-1].date if releases else None
+            text = assemble_page(site, [c.section for c in releases], oldest)
+            if page is None:
+                tree.write(site.page.path, (text,))
+        for relative, chunks in render_all(site, specs, items, __version__, parts):
+            tree.write(relative, chunks)
+        tree.write(IDS, (record,))
+        manifest = Manifest(inputs, {}, published=sha256(record), pending=previous.pending)
+        report = tree.publish(manifest, (page, text) if page and text is not None else None)
+    finally:
+        tree.cleanup()
+    return BuildResult(report, False, site.feeds.hub, (), cache_error)
+
+
+def _pinged(result: BuildResult, out: Path, entries: Path, clock: Clock) -> BuildResult:
+    """Tell the WebSub hub about the feeds that changed and those owed; keep the rest owed."""
+    from .feeds.specs import FORMATS, document_path, feed_specs
+    from .publish.files import write_atomic
+    from .publish.manifest import MANIFEST, manifest_bytes
+    from .publish.websub import notify
+    from .source.loader import load_site
+
+    site = load_site(entries)
+    if site.feeds.hub is None:
+        return result._replace(hub=None)
+    manifest = read_manifest(out)
+    specs = feed_specs(site)
+    topics = {document_path(s.folder, f): s.url(site, f) for s in specs for f in FORMATS}
+    changed = [topics[path] for path in result.report.written if path in topics]
+    owed = [url for url in manifest.pending if url not in changed]
+    notifications = notify(site.feeds.hub, [*owed, *changed], clock=clock)
+    pending = tuple(sorted(n.topic for n in notifications if n.error is not None))
+    if pending != manifest.pending:
+        try:
+            write_atomic(out / MANIFEST, (manifest_bytes(manifest._replace(pending=pending)),))
+        except OSError as exc:
+            raise PublishError(f"{out / MANIFEST}: could not be written ({exc.strerror})") from None
+    return result._replace(hub=site.feeds.hub, notifications=notifications)
+
+
+def _apart(folder: Path, what: str, other: Path, other_what: str) -> None:
+    """Refuse folders that share a tree: an output served with the entries in it, a
+    cache inside the output (served) or around the entries (its CACHEDIR.TAG would
+    keep backups from saving them)."""
+    here, there = Path(os.path.realpath(folder)), Path(os.path.realpath(other))
+    if here.is_relative_to(there) or there.is_relative_to(here):
+        raise InfraFeedError(
+            f"{folder}: the {what} must be a folder apart from the {other_what} {other}, "
+            "neither inside it nor holding it"
+        )
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def _compile_all(

@@ -2,26 +2,36 @@
 
 Each command parses its options, calls one library function and prints the
 result. :func:`main` is the one place that turns exceptions into messages
-and exit codes (documented in README.md and in ``infrafeed --help``).
-
-Heavy modules (pydantic models, feedgen) are imported inside the commands,
-so ``infrafeed --help`` starts fast.
+and exit codes (documented in README.md and in ``infrafeed --help``). Heavy
+modules load inside the commands, so ``infrafeed --help`` starts fast.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import math
 import os
+import re
+import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from types import FrameType
 
 import click
 
 from . import __version__
 from .clock import SYSTEM, Clock
-from .errors import DataError, GuardError, InfraFeedError, LockBusy, PublishError
+from .errors import (
+    DataError,
+    GuardError,
+    InfraFeedError,
+    LockBusy,
+    OutOfDate,
+    Problem,
+    PublishError,
+)
 
 EXIT_OK = 0
 EXIT_DATA = 1
@@ -29,45 +39,43 @@ EXIT_USAGE = 2
 EXIT_GUARD = 3
 EXIT_LOCKED = 4
 EXIT_WRITE = 5
+EXIT_OUTDATED = 6
 EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
 
 EXIT_CODES_HELP = f"""\b
 Exit codes:
-  {EXIT_OK}   success (including "unchanged")
-  {EXIT_DATA}   invalid entries or settings, or a refused action
-  {EXIT_USAGE}   wrong command-line usage
-  {EXIT_GUARD}   the id guard refused to drop or re-date published items
-  {EXIT_LOCKED}   another build holds the output lock
-  {EXIT_WRITE}   the output could not be written (previous output intact)
-  {EXIT_INTERNAL}  internal error (a bug: please report it)"""
+  {EXIT_OK}    success (including "unchanged")
+  {EXIT_DATA}    invalid entries or settings, or a refused action
+  {EXIT_USAGE}    wrong command-line usage
+  {EXIT_GUARD}    the id guard refused to drop or re-date published items
+  {EXIT_LOCKED}    another build holds the output folder's lock
+  {EXIT_WRITE}    the output could not be written (disk full, I/O, permissions)
+  {EXIT_OUTDATED}    build --locked: published-ids.txt would have to change
+  {EXIT_INTERNAL}   internal error (a bug: please report it)
+  {EXIT_INTERRUPTED}  interrupted (SIGINT or SIGTERM); the output is whole, old or new"""
 
-if TYPE_CHECKING:
-    from .build import BuildResult
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def entries_option(func: F) -> F:
-    return click.option(
-        "--entries",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=Path("entries"),
-        show_default=True,
-        help="Folder with site.toml and the release files.",
-    )(func)
-
-
-@click.group(
-    context_settings={"help_option_names": ["-h", "--help"]},
-    epilog=EXIT_CODES_HELP,
+ENTRIES = click.option(
+    "--entries",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("entries"),
+    show_default=True,
+    help="Folder with site.toml and the release files.",
 )
+
+
+class Interrupted(Exception):
+    """SIGINT or SIGTERM: a build stops cleanly, its output whole."""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
 @click.version_option(__version__, "-V", "--version", prog_name="infrafeed")
 def cli() -> None:
     """Publish the AIInfraGuide changelog (entries/*.toml) as RSS, Atom and JSON feeds."""
 
 
 @cli.command()
-@entries_option
+@ENTRIES
 def check(entries: Path) -> None:
     """Validate the entries and print what they hold.
 
@@ -76,24 +84,25 @@ def check(entries: Path) -> None:
       $ infrafeed check
       ok: 36 releases, 98 article changes, 22 notes; ...
     """
-    from .source.loader import load
+    from .source.files import read_entries
+    from .source.loader import validate
     from .source.summary import describe
 
-    click.echo(describe(load(entries)))
+    if not entries.is_dir():
+        raise DataError([_no_folder(entries)])
+    snapshot = read_entries(entries, __version__)
+    changelog = validate(snapshot)
+    for name in snapshot.ignored:
+        _say(f"warning: {name}: not an entry file; ignored", err=True)
+    _say(describe(changelog))
 
 
 @cli.command()
-@entries_option
-@click.option(
-    "--date",
-    "date_text",
-    metavar="YYYY-MM-DD",
-    help="The release date (default: today in the site's time zone).",
-)
+@ENTRIES
+@click.option("--date", "date_text", metavar="YYYY-MM-DD", help="The release date "
+              "(default: today in the site's time zone).")  # fmt: skip
 def new(entries: Path, date_text: str | None) -> None:
-    """Write a commented template for a new release file.
-
-    Refuses to overwrite an existing file.
+    """Write a commented template for a new release file; never overwrite one.
 
     \b
     Example:
@@ -102,26 +111,40 @@ def new(entries: Path, date_text: str | None) -> None:
     """
     from .source.newrelease import write_template
 
-    if date_text is None:
-        date = _today(entries, SYSTEM)
-    else:
+    date = _today(entries, SYSTEM)
+    if date_text is not None:
         try:
             date = dt.date.fromisoformat(date_text)
-        except ValueError:
+        except ValueError as exc:
+            form = re.fullmatch(r"\d{4}-\d\d-\d\d", date_text)
+            reason = str(exc) if form else "write it as YYYY-MM-DD, e.g. 2026-11-30"
             raise click.BadParameter(
-                f"{date_text!r} is not a date like 2026-11-30", param_hint="--date"
+                f"{date_text!r} is not a date: {reason}", param_hint="--date"
             ) from None
-    click.echo(f"wrote {write_template(entries, date).as_posix()}")
+    _say(f"wrote {write_template(entries, date).as_posix()}")
+
+
+def _seconds(_: click.Context, __: click.Parameter, value: float) -> float:
+    if not math.isfinite(value) or value < 0:
+        raise click.BadParameter(f"{value} is not a number of seconds from 0 up")
+    return value
 
 
 @cli.command()
-@entries_option
+@ENTRIES
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("output"),
     show_default=True,
-    help="Output folder, served as the feeds' public URL (site.toml [feeds] url).",
+    help="Output folder, served at site.toml [feeds] url.",
+)
+@click.option(
+    "--page",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write the changelog page to FILE (a site's posts folder) instead of below "
+    "the output folder.",
 )
 @click.option(
     "--allow-changes",
@@ -129,57 +152,57 @@ def new(entries: Path, date_text: str | None) -> None:
     help="Confirm that items already published may disappear or change their date.",
 )
 @click.option(
+    "--locked",
+    is_flag=True,
+    help="Refuse to change the entries' published-ids.txt "
+    "(for CI: the record must be committed with the entries).",
+)
+@click.option(
     "--lock-wait",
-    type=click.FloatRange(min=0),
+    type=float,
     default=30.0,
     show_default=True,
     metavar="SECONDS",
-    help="How long to wait for another build on the same output folder.",
-)
-@click.option(
-    "--page",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Write the changelog page to FILE (e.g. a site's posts folder) instead of below "
-    "the output folder.",
+    callback=_seconds,
+    help="How long to wait for another build on the output folder.",
 )
 @click.option(
     "--ping",
     is_flag=True,
-    help="Notify the WebSub hub (site.toml [feeds] hub) of every feed that changed. "
-    "A hub failure is reported but does not fail the build.",
+    help="Tell the WebSub hub (site.toml [feeds] hub) of every "
+    "feed that changed; a hub failure is reported, and retried by the next build.",
 )
 @click.option(
     "--cache",
     type=click.Path(file_okay=False, path_type=Path),
     metavar="DIRECTORY",
     show_default=".infrafeed-cache beside the entries folder",
-    help="Build cache folder: what each release file gave the last build, so that an "
-    "unchanged one is not done again. Only derived data: deleting it makes the next "
-    "build slower, never different.",
+    help="Build cache folder: what each release file gave the last build. Derived "
+    "data only: deleting it makes the next build slower, never different.",
 )
 @click.option("--no-cache", is_flag=True, help="Use no build cache.")
 @click.option(
     "-q",
     "--quiet",
     is_flag=True,
-    help="Print nothing on success (for cron); errors and warnings still go to stderr.",
+    help="Print nothing on success (for cron); errors and warnings go to stderr.",
 )
 def build(
     entries: Path,
     out: Path,
+    page: Path | None,
     allow_changes: bool,
+    locked: bool,
     lock_wait: float,
     ping: bool,
-    page: Path | None,
     cache: Path | None,
     no_cache: bool,
     quiet: bool,
 ) -> None:
     """Build every feed (RSS, Atom, JSON Feed), the site files and the changelog page.
 
-    Files are replaced atomically and only when their bytes change; a build
-    with nothing to change prints "unchanged" and touches no file.
+    The output folder is replaced whole, in one step; files whose bytes did not
+    change keep their date. A build with nothing to change prints "unchanged".
 
     \b
     Example:
@@ -188,85 +211,56 @@ def build(
       $ infrafeed build
       unchanged: 24 files
     """
-    from .build import build as run_build
+    from .build import build as run
 
     if no_cache and cache is not None:
         raise click.UsageError("--cache and --no-cache: give one or the other")
     if not no_cache and cache is None:
         # Absolute, so that "--entries ." puts it beside the folder, not in it.
         cache = entries.absolute().parent / ".infrafeed-cache"
-    result = run_build(
-        entries,
-        out,
-        cache=cache,
-        allow_changes=allow_changes,
-        lock_wait=lock_wait,
-        ping=ping,
-        page=page,
-    )
-    _report_pings(result, ping, quiet)
+    result = run(entries, out, cache=cache, allow_changes=allow_changes, locked_ids=locked,
+                 lock_wait=lock_wait, ping=ping, page=page)  # fmt: skip
+    # Warnings print even with --quiet: it is what a cron job's mail is for.
+    for warning in result.warnings:
+        _say(f"warning: {warning}", err=True)
     if result.cache_error is not None:
-        click.echo(
-            f"warning: could not write the build cache ({result.cache_error}); the build is "
-            "complete, but the next one will be slower",
-            err=True,
-        )
-    report = result.report
-    # Warnings print even with --quiet: each is said once (the file is then
-    # forgotten), and it is what a cron job's mail is for.
-    for relative in report.kept:
-        click.echo(
-            f"warning: left {relative} in place: it changed since infrafeed wrote it, "
-            "so it is no longer infrafeed's",
-            err=True,
-        )
-    if quiet:
-        return
-    if report.written:
-        click.echo(f"wrote {_files(report.written)}: {', '.join(report.written)}")
-    if report.removed:
-        click.echo(
-            f"removed {_files(report.removed)} of feeds no longer configured: "
-            f"{', '.join(report.removed)}"
-        )
-    if report.unchanged or not report.changed:
-        click.echo(f"unchanged: {_files(report.unchanged)}")
-
-
-def _files(names: Sequence[str]) -> str:
-    return f"{len(names)} file{'' if len(names) == 1 else 's'}"
-
-
-def _report_pings(result: BuildResult, ping: bool, quiet: bool) -> None:
-    """Hub failures go to stderr even with --quiet (cron mails them); the build succeeded."""
-    if not ping or result.skipped:
-        return
-    if result.hub is None:
-        click.echo("warning: --ping: no hub in site.toml [feeds]; nobody was notified", err=True)
-        return
+        _say(f"warning: could not write the build cache ({result.cache_error}); the build "
+             "is complete, but the next one will be slower", err=True)  # fmt: skip
+    for relative in result.report.kept:
+        _say(f"warning: left {relative} in place: it changed since infrafeed wrote it, so it "
+             "is no longer infrafeed's", err=True)  # fmt: skip
+    if ping and result.hub is None:
+        _say("warning: --ping: no hub in site.toml [feeds]; nobody was notified", err=True)
     for note in result.notifications:
         if note.error is not None:
-            click.echo(
-                f"warning: WebSub hub {result.hub} was not told that {note.topic} changed: "
-                f"{note.error}; the feed is published, readers will see it at their next poll",
-                err=True,
-            )
+            _say(f"warning: WebSub hub {result.hub} was not told that {note.topic} changed "
+                 f"({note.error}); the next build with --ping tells it", err=True)  # fmt: skip
     told = sum(1 for note in result.notifications if note.error is None)
-    if told and not quiet:
-        click.echo(f"notified the WebSub hub of {told} changed feeds")
+    if quiet:
+        return
+    report = result.report
+    if report.written:
+        _say(f"wrote {_count(len(report.written), 'file')}: {', '.join(report.written)}")
+    if report.removed:
+        _say(f"removed {_count(len(report.removed), 'file')} of feeds no longer configured: "
+             f"{', '.join(report.removed)}")  # fmt: skip
+    if report.unchanged or not report.changed:
+        _say(f"unchanged: {_count(len(report.unchanged), 'file')}")
+    if told:
+        _say(f"notified the WebSub hub of {_count(told, 'changed feed')}")
 
 
 @cli.command("import")
 @click.argument("page", type=click.Path(dir_okay=False, path_type=Path))
-@entries_option
+@ENTRIES
 @click.option("--overwrite", is_flag=True, help="Replace release files that already exist.")
 def import_(page: Path, entries: Path, overwrite: bool) -> None:
     """Write release files into the entries folder from a changelog page in Markdown.
 
-    Reads the page `infrafeed build` writes, or a site's own changelog in that
-    form. Nothing is written if the page has an error; what could not be mapped
-    is reported as a warning with its line. Existing release files are kept
-    unless --overwrite is given.
+    Reads the page `infrafeed build` writes, or a site's own changelog. Nothing
+    is written if the page has an error; what could not be mapped is reported
+    as a warning with its line. Existing release files are kept unless
+    --overwrite is given.
 
     \b
     Example:
@@ -278,22 +272,27 @@ def import_(page: Path, entries: Path, overwrite: bool) -> None:
 
     report = import_page(page, entries, overwrite=overwrite)
     for written in report.written:
-        click.echo(
-            f"wrote {written.path}: {_count(written.articles, 'article')}, "
-            f"{_count(written.notes, 'note')}"
-        )
+        _say(f"wrote {written.path}: {_count(written.articles, 'article')}, "
+             f"{_count(written.notes, 'note')}")  # fmt: skip
     for warning in report.warnings:
-        click.echo(str(warning), err=True)
+        _say(str(warning), err=True)
     warnings = f"; {_count(len(report.warnings), 'warning')}" if report.warnings else ""
-    click.echo(
-        f"imported {_count(len(report.written), 'release')} "
-        f"({_count(report.articles, 'article')}, {_count(report.notes, 'note')}) "
-        f"from {page.as_posix()}{warnings}"
-    )
+    _say(f"imported {_count(len(report.written), 'release')} ({_count(report.articles, 'article')}"
+         f", {_count(report.notes, 'note')}) from {page.as_posix()}{warnings}")  # fmt: skip
 
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _say(text: str, *, err: bool = False) -> None:
+    """Print a line; a closed or full stdout never turns a finished job into a failure."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # closed, or gone
+        click.echo(text, err=err)
+
+
+def _no_folder(entries: Path) -> Problem:
+    return Problem(str(entries), "(folder)", "no such folder")
 
 
 def _today(entries: Path, clock: Clock) -> dt.date:
@@ -313,6 +312,7 @@ def _today(entries: Path, clock: Clock) -> dt.date:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code instead of exiting (testable)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    writes = args[:1] in (["build"], ["import"], ["new"])
     try:
         result = cli.main(args, prog_name="infrafeed", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -320,45 +320,52 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return EXIT_USAGE if isinstance(exc, click.UsageError) else EXIT_DATA
-    except click.Abort:
-        click.echo("infrafeed: aborted", err=True)
-        return EXIT_DATA
+    except (KeyboardInterrupt, Interrupted, click.Abort):
+        _say("infrafeed: interrupted; the output is as it was before, or wholly new", err=True)
+        return EXIT_INTERRUPTED
     except DataError as exc:
         for problem in exc.problems:
-            click.echo(str(problem), err=True)
-        click.echo(f"infrafeed: {exc}; nothing was written", err=True)
+            _say(str(problem), err=True)
+        _say(f"infrafeed: {exc}{'; nothing was written' if writes else ''}", err=True)
         return EXIT_DATA
     except GuardError as exc:
         for violation in exc.violations:
-            click.echo(violation, err=True)
-        click.echo(
-            f"infrafeed: {exc}; nothing was written. If this is intended, "
-            "run again with --allow-changes.",
-            err=True,
-        )
+            _say(violation, err=True)
+        _say(f"infrafeed: {exc}; nothing was written. If this is intended, run again with "
+             "--allow-changes.", err=True)  # fmt: skip
         return EXIT_GUARD
-    except LockBusy as exc:
-        click.echo(f"infrafeed: {exc}", err=True)
-        return EXIT_LOCKED
-    except PublishError as exc:
-        click.echo(f"infrafeed: {exc}", err=True)
-        return EXIT_WRITE
-    except InfraFeedError as exc:
-        click.echo(f"infrafeed: {exc}", err=True)
-        return EXIT_DATA
+    except (LockBusy, OutOfDate, PublishError, OSError, InfraFeedError) as exc:
+        _say(f"infrafeed: {exc}", err=True)
+        codes: dict[type[Exception], int] = {
+            LockBusy: EXIT_LOCKED,
+            OutOfDate: EXIT_OUTDATED,
+            PublishError: EXIT_WRITE,
+        }
+        return codes.get(type(exc), EXIT_WRITE if isinstance(exc, OSError) else EXIT_DATA)
     except Exception as exc:
         if os.environ.get("INFRAFEED_DEBUG"):
             import traceback  # only here: importing it costs a tenth of start-up
 
             traceback.print_exc()
-        click.echo(
-            f"infrafeed: internal error: {type(exc).__name__}: {exc} "
-            "(set INFRAFEED_DEBUG=1 for the traceback, and please report it)",
-            err=True,
-        )
+        _say(f"infrafeed: internal error: {type(exc).__name__}: {exc} (set INFRAFEED_DEBUG=1 "
+             "for the traceback, and please report it)", err=True)  # fmt: skip
         return EXIT_INTERNAL
     return int(result or 0)
 
 
+def _terminate(signum: int, _: FrameType | None) -> None:
+    raise Interrupted(signal.Signals(signum).name)
+
+
 def run() -> None:
-    sys.exit(main())
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _terminate)
+    code = main()
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError, AttributeError):
+        # A reader that went away (| head -1) or a full disk: the job is done; say nothing
+        # more, and keep Python from failing on the flush at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+    sys.exit(code)

@@ -6,6 +6,7 @@ library callers catch :class:`InfraFeedError` to handle them all.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -27,11 +28,19 @@ class InfraFeedError(Exception):
     """Root of every error infrafeed raises on purpose."""
 
 
+def _in_order(problem: Problem) -> tuple[object, ...]:
+    """Files, then fields in their order: ``articles[2]`` before ``articles[10]``."""
+    field = tuple(
+        (int(part) if part.isdigit() else -1, part) for part in re.split(r"(\d+)", problem.field)
+    )
+    return (problem.path, field, problem.line or 0, problem.message)
+
+
 class DataError(InfraFeedError):
     """The entries or the site settings are invalid; carries every problem found."""
 
     def __init__(self, problems: list[Problem]) -> None:
-        self.problems = sorted(problems)
+        self.problems = sorted(problems, key=_in_order)
         count = len(self.problems)
         super().__init__(f"{count} problem{'s' if count != 1 else ''} in the entries")
 
@@ -61,3 +70,7 @@ class LockBusy(InfraFeedError):
 
 class PublishError(InfraFeedError):
     """Writing the output failed; the previous output is intact."""
+
+
+class OutOfDate(InfraFeedError):
+    """``build --locked``: the committed record of published ids would have to change."""

@@ -1,4 +1,11 @@
-"""The output folder's lock, and the clean-up of what killed builds left in it."""
+"""One build at a time per output folder: the lock is on the folder that holds it.
+
+A build replaces the output folder within its parent (publish/tree.py), so
+the lock cannot live inside it; a lock file beside it could be deleted by
+mistake while a build runs. ``flock`` on the parent folder itself is
+released by the kernel when the holder dies, so a killed build never blocks
+the next one. Builds into sibling folders wait for each other too.
+"""
 
 from __future__ import annotations
 
@@ -12,26 +19,20 @@ from pathlib import Path
 from ..clock import Clock
 from ..errors import LockBusy, PublishError
 
-LOCK = ".infrafeed.lock"
-STAGING_PREFIX = ".infrafeed-staging-"
+NEXT = ".infrafeed-next"  # the tree being built: beside the output folder, or in it
+JOURNAL = ".infrafeed-journal"  # a fallback publish under way, in the output folder
 
 
 @contextlib.contextmanager
 def locked(out: Path, wait_seconds: float, clock: Clock) -> Iterator[None]:
-    """Hold the output folder's lock; a second build waits up to ``wait_seconds``.
-
-    ``flock`` is released by the kernel when the holder dies, so the lock of a
-    killed build never blocks the next one.
-    """
-    path = out / LOCK
+    """Hold the lock of ``out``; a second build waits up to ``wait_seconds``."""
+    parent = Path(os.path.realpath(out)).parent
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        # O_NOFOLLOW: a symlink planted at the lock's name must not make us
-        # create a file outside the output folder.
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError as exc:
         raise PublishError(
-            f"{path}: cannot create the output folder's lock: {exc.strerror}"
+            f"{parent}: cannot open the output folder's parent: {exc.strerror}"
         ) from None
     try:
         deadline = clock.monotonic() + wait_seconds
@@ -41,36 +42,20 @@ def locked(out: Path, wait_seconds: float, clock: Clock) -> Iterator[None]:
                 break
             except OSError as exc:
                 if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise PublishError(
-                        f"{path}: cannot lock the output folder: {exc.strerror}"
-                    ) from None
+                    raise PublishError(f"{parent}: cannot be locked: {exc.strerror}") from None
                 if clock.monotonic() >= deadline:
                     raise LockBusy(
-                        f"{path}: another infrafeed build is running on this output "
-                        f"folder (waited {wait_seconds:g}s); try again later"
+                        f"{out}: another infrafeed build is running on this output folder "
+                        f"(waited {wait_seconds:g}s); try again later"
                     ) from None
                 clock.sleep(0.05)
-        try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+        yield
     finally:
-        os.close(fd)
+        os.close(fd)  # releases the lock
 
 
-def remove_leftovers(out: Path) -> None:
-    """Remove what killed builds left: staging folders and temporary files.
-
-    Only called under the lock, so no other build's staging folder is live.
-    """
-    for path in out.glob(f"{STAGING_PREFIX}*"):
-        if path.is_symlink() or not path.is_dir():
-            with contextlib.suppress(OSError):
-                path.unlink()
-        else:
-            import shutil
-
-            shutil.rmtree(path, ignore_errors=True)
-    for path in out.glob(".*.tmp"):
-        with contextlib.suppress(OSError):
-            path.unlink()
+def left_behind(out: Path) -> bool:
+    """Whether a killed build left a tree or a journal to deal with (publish/tree.py)."""
+    out = Path(os.path.realpath(out))
+    nexts = (out / JOURNAL, out / NEXT, out.parent / f".{out.name}{NEXT}")
+    return any(os.path.lexists(p) for p in nexts)

@@ -1,13 +1,15 @@
 """What infrafeed published in an output folder: its files, and the ids its feeds hold.
 
-Two text files, one record a line, sorted, with no time stamps (two builds of
-the same entries leave byte-identical folders):
+Text files, one record a line, sorted, with no time stamps (two builds of the
+same entries leave byte-identical folders):
 
 - ``.infrafeed-manifest``: the digest of the inputs, then every file infrafeed
-  wrote with its sha256 and size; only those are ever replaced or deleted.
-  A build whose inputs and files are as recorded has nothing to do.
-- ``.infrafeed-ids``: every item each feed published, with its date: the id
-  guard's memory (feeds/guard.py).
+  wrote with its sha256 and size (only those are ever replaced or deleted),
+  and the WebSub pings still owed. A build whose inputs and files are as
+  recorded has nothing to do.
+- ``.infrafeed-ids``, and ``published-ids.txt`` kept in git beside the
+  releases: every item each feed published, with its date: the id guard's
+  memory (feeds/guard.py).
 
 Anything that is not exactly what infrafeed writes is refused, never guessed at.
 """
@@ -20,16 +22,18 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import PublishError
-from .files import FileRecord, safe_relative, sha256_of
+from .files import FileRecord, sha256_of
 
 MANIFEST = ".infrafeed-manifest"
 IDS = ".infrafeed-ids"
 _HEADER = "infrafeed manifest 2"
 _IDS_HEADER = "infrafeed ids 2"
-_INPUTS = re.compile(r"inputs ([0-9a-f]{64}|-)")
-_PAGE = re.compile(r"page ([0-9a-f]{64}) (0|[1-9][0-9]{0,14})")
-_FILE = re.compile(
-    r"file ([0-9a-f]{64}) (0|[1-9][0-9]{0,14}) (\.infrafeed-ids|[A-Za-z0-9_][A-Za-z0-9._/-]{0,499})"
+_SHA = "[0-9a-f]{64}"
+_SIZE = "0|[1-9][0-9]{0,14}"
+_NAME = r"\.infrafeed-ids|[A-Za-z0-9_][A-Za-z0-9._/-]{0,499}"
+_RECORD = re.compile(
+    rf"(inputs) ({_SHA}|-)|(page) ({_SHA}) ({_SIZE})|(published) ({_SHA})"
+    rf"|(file) ({_SHA}) ({_SIZE}) ({_NAME})|(pending) (https?://[!-~]{{1,2000}})"
 )
 _ID = re.compile(r"([a-z0-9-]{1,100}) (tag:[!-~]{1,900}) ([0-9T:+-]{25})")
 
@@ -40,46 +44,62 @@ class Manifest(NamedTuple):
     inputs: str | None  # the digest of everything a build reads (source/files.py)
     files: dict[str, FileRecord]
     page: FileRecord | None = None  # the changelog page, when written outside the folder
+    published: str | None = None  # the sha256 of published-ids.txt as the build left it
+    pending: tuple[str, ...] = ()  # feed URLs the WebSub hub has not heard about yet
 
 
 def read_manifest(out: Path) -> Manifest:
     """The manifest of ``out``; an empty one when there is none."""
-    lines = _lines(out / MANIFEST, _HEADER)
+    path = out / MANIFEST
+    lines = _lines(_read(path), _HEADER, path)
     if lines is None:
         return Manifest(None, {})
-    found = _INPUTS.fullmatch(lines[0]) if lines else None
-    if found is None:
-        raise _damaged(out / MANIFEST, "line 2 is not the inputs' digest")
-    page = None
-    if len(lines) > 1 and (found_page := _PAGE.fullmatch(lines[1])):
-        page = FileRecord(found_page[1], int(found_page[2]))
-    files: dict[str, FileRecord] = {}
-    for number, line in enumerate(lines[1 + (page is not None) :], start=3 + (page is not None)):
-        record = _FILE.fullmatch(line)
-        if record is None or safe_relative(record[3]) is None or record[3] in files:
-            raise _damaged(out / MANIFEST, f"line {number} is not a file record")
-        files[record[3]] = FileRecord(record[1], int(record[2]))
-    return Manifest(None if found[1] == "-" else found[1], files, page)
+    found: dict[str, list[tuple[str, ...]]] = {}
+    for number, line in enumerate(lines, start=2):
+        record = _RECORD.fullmatch(line)
+        if record is None or (number == 2) != (record[1] == "inputs"):
+            raise _damaged(path, f"line {number} is not a record of a manifest")
+        kind = next(group for group in record.groups() if group is not None)
+        found.setdefault(kind, []).append(tuple(g for g in record.groups() if g is not None)[1:])
+    files = {name: FileRecord(sha, int(size)) for sha, size, name in found.get("file", [])}
+    once = ("page", "published")
+    if len(files) != len(found.get("file", [])) or any(len(found.get(k, [])) > 1 for k in once):
+        raise _damaged(path, "a record is there twice")
+    page = found.get("page", [None])[0]
+    inputs = found["inputs"][0][0]
+    return Manifest(
+        None if inputs == "-" else inputs,
+        files,
+        FileRecord(page[0], int(page[1])) if page else None,
+        found.get("published", [(None,)])[0][0],
+        tuple(url for (url,) in found.get("pending", [])),
+    )
 
 
 def manifest_bytes(manifest: Manifest) -> bytes:
     lines = [_HEADER, f"inputs {manifest.inputs or '-'}"]
     if manifest.page is not None:
         lines.append(f"page {manifest.page.sha256} {manifest.page.size}")
+    if manifest.published is not None:
+        lines.append(f"published {manifest.published}")
     lines += [f"file {r.sha256} {r.size} {name}" for name, r in sorted(manifest.files.items())]
+    lines += [f"pending {url}" for url in sorted(set(manifest.pending))]
     return ("\n".join(lines) + "\n").encode()
 
 
-def read_ids(out: Path) -> Ids:
-    """The ids every feed published, from ``out``; none when there is no record."""
-    lines = _lines(out / IDS, _IDS_HEADER)
+def parse_ids(data: bytes | None, path: Path | str) -> Ids:
+    """The ids every feed published, from an ids file's bytes; none when there is no file."""
     ids: Ids = {}
-    for number, line in enumerate(lines or (), start=2):
+    for number, line in enumerate(_lines(data, _IDS_HEADER, path) or (), start=2):
         record = _ID.fullmatch(line)
         if record is None:
-            raise _damaged(out / IDS, f"line {number} is not an id record")
+            raise _damaged(path, f"line {number} is not an id record")
         ids.setdefault(record[1], {})[record[2]] = record[3]
     return ids
+
+
+def read_ids(out: Path) -> Ids:
+    return parse_ids(_read(out / IDS), out / IDS)
 
 
 def ids_bytes(ids: Ids) -> bytes:
@@ -123,26 +143,32 @@ def _size(path: Path) -> int:
         return -1
 
 
-def _lines(path: Path, header: str) -> list[str] | None:
-    """The lines of ``path`` after its header; None when it does not exist."""
+def _read(path: Path) -> bytes | None:
     try:
-        text = path.read_bytes().decode("ascii")
+        return path.read_bytes()
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise _damaged(path, exc.strerror or str(exc)) from None
+
+
+def _lines(data: bytes | None, header: str, path: Path | str) -> list[str] | None:
+    """The lines after the header; None when there is no file."""
+    if data is None:
+        return None
+    try:
+        lines = data.decode("ascii").split("\n")
     except UnicodeDecodeError:
         raise _damaged(path, "it is not ASCII text") from None
-    lines = text.split("\n")
     if lines[0] != header or lines[-1] != "":
         raise _damaged(path, f"it does not start with '{header}' and end with a line break")
     return lines[1:-1]
 
 
-def _damaged(path: Path, reason: str) -> PublishError:
+def _damaged(path: Path | str, reason: str) -> PublishError:
     return PublishError(
         f"{path}: cannot read infrafeed's record ({reason}); it lists which files infrafeed "
-        "owns and which items the feeds published. Restore it from a backup, or delete it "
-        "to start over: files will then be overwritten, never deleted, and the id guard "
-        "will not know what was published before"
+        "owns and which items the feeds published. Restore it (from git or a backup), or "
+        "delete it to start over: the id guard then forgets what was published, and "
+        "infrafeed will refuse to write over files that differ from its own"
     )

@@ -25,6 +25,7 @@ from ..clock import SYSTEM, Clock
 TIMEOUT = 10.0  # seconds per request: a cron job must not hang on a slow hub
 ATTEMPTS = 3
 BACKOFF = 1.0  # seconds before the second attempt, doubled for each next one
+BUDGET = 30.0  # seconds for all the pings of one build; the rest wait for the next build
 
 
 @dataclass(frozen=True)
@@ -40,13 +41,25 @@ def notify(
     timeout: float = TIMEOUT,
     attempts: int = ATTEMPTS,
     backoff: float = BACKOFF,
+    budget: float = BUDGET,
     clock: Clock = SYSTEM,
 ) -> tuple[Notification, ...]:
-    """Send one publish notification per topic; return what happened to each."""
-    return tuple(
-        Notification(topic, _publish(hub, topic, timeout, attempts, backoff, clock.sleep))
-        for topic in topics
-    )
+    """Send one publish notification per topic; return what happened to each.
+
+    A hub that cannot be reached is not asked again for the other topics,
+    and no ping starts after ``budget`` seconds: those come back as failed,
+    for the next build to send (the manifest keeps them pending).
+    """
+    deadline = clock.monotonic() + budget
+    results: list[Notification] = []
+    for topic in topics:
+        down = next((r.error for r in results if r.error and "HTTP" not in r.error), None)
+        if down is not None or clock.monotonic() >= deadline:
+            results.append(Notification(topic, down or f"not sent within {budget:g}s"))
+            continue
+        error = _publish(hub, topic, timeout, attempts, backoff, clock.sleep)
+        results.append(Notification(topic, error))
+    return tuple(results)
 
 
 def _publish(

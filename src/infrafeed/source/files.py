@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 SITE_FILE = "site.toml"
+# The id guard's memory, kept in git beside the releases (publish/manifest.py).
+PUBLISHED = "published-ids.txt"
 MAX_FILE_BYTES = 1_048_576
 
 
@@ -30,51 +32,68 @@ class Snapshot(NamedTuple):
     folder: Path
     site: EntryFile
     releases: tuple[EntryFile, ...]  # every other ``*.toml``, by path
-    digest: str  # of infrafeed's version and every file above
+    published: EntryFile | None  # the id guard's memory, if the folder has one
+    problems: tuple[tuple[str, str], ...]  # (file, why): what cannot be read as entries
+    ignored: tuple[str, ...]  # files that are not entries: worth a warning
+    digest: str  # of infrafeed's version and every file read but ``published``
 
 
 def read_entries(entries: Path, version: str) -> Snapshot:
-    """Read ``site.toml`` and every release file below ``entries``.
+    """Read ``site.toml``, every release file below ``entries`` and the id guard's memory.
 
-    Hidden files and folders (editor backups, ``.git``) are skipped; sorting
-    makes the result independent of the file system's listing order.
+    Hidden files and folders (editor backups, ``.git``) and Markdown notes are
+    skipped; other files are ignored with a warning. Sorting makes the result
+    independent of the file system's listing order.
     """
-    shown = entries.as_posix()
-    prefix = "" if shown == "." else shown.rstrip("/") + "/"
+    folder = os.fsencode(entries).decode("utf-8", "backslashreplace")  # as a person reads it
+    prefix = "" if folder == "." else folder.rstrip("/") + "/"
     root = os.path.realpath(entries)
-    found: list[EntryFile] = []
-    site = None
+    found: dict[str, EntryFile] = {}
+    problems: list[tuple[str, str]] = []
+    ignored: list[str] = []
 
     def walk(folder: str, below: str) -> None:
-        nonlocal site
         try:
             listing = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
+        except OSError as exc:
+            problems.append((prefix + below or ".", f"cannot be read: {exc.strerror}"))
             return
         for item in listing:
-            if item.name.startswith("."):
+            relative = below + os.fsencode(item.name).decode("utf-8", "backslashreplace")
+            if item.name.startswith(".") or item.name.endswith(".md"):
                 continue
-            relative = below + item.name
-            if item.name.endswith(".toml"):  # a folder so named is reported, not skipped
-                data, problem = _read(item, root)
-                file = EntryFile(relative, prefix + relative, data, problem)
-                if relative == SITE_FILE:
-                    site = file
-                else:
-                    found.append(file)
-            if item.is_dir(follow_symlinks=False):
+            if item.is_symlink() and os.path.isdir(item.path):  # noqa: PTH112 (False for a loop)
+                problems.append(
+                    (
+                        prefix + relative,
+                        "is a symbolic link to a folder, which "
+                        "infrafeed does not follow; put the folder itself here",
+                    )
+                )
+            elif item.name.endswith(".toml") or relative == PUBLISHED:  # a folder so named too
+                found[relative] = EntryFile(relative, prefix + relative, *_read(item, root))
+            elif item.is_dir():
                 walk(item.path, relative + "/")
+            else:
+                ignored.append(prefix + relative)
 
     walk(str(entries), "")
-    if site is None:
-        site = EntryFile(SITE_FILE, prefix + SITE_FILE, None, "is missing")
-    releases = tuple(sorted(found, key=lambda f: f.relative))
+    site = found.pop(SITE_FILE, None) or EntryFile(
+        SITE_FILE, prefix + SITE_FILE, None, "is missing"
+    )
+    published = found.pop(PUBLISHED, None)
+    releases = tuple(sorted(found.values()))
     digest = hashlib.sha256(f"infrafeed {version}\n".encode())
+    # Not the id guard's memory: a build keeps it up to date (the manifest records it).
     for file in (site, *releases):
         data = file.data if file.data is not None else f"(unreadable: {file.problem})".encode()
         name = file.relative.encode(errors="surrogateescape")
         digest.update(b"%d:%s %d\n%s" % (len(name), name, len(data), data))
-    return Snapshot(entries, site, releases, digest.hexdigest())
+    for where, why in problems:
+        digest.update(f"{where}: {why}\n".encode(errors="surrogateescape"))
+    return Snapshot(
+        entries, site, releases, published, tuple(problems), tuple(ignored), digest.hexdigest()
+    )
 
 
 def _read(item: os.DirEntry[str], root: str) -> tuple[bytes | None, str | None]:

@@ -297,7 +297,7 @@ class _Parser:
             url = url[1:-1]
         problem = check_reference(url)
         if problem is not None:
-            raise MarkupError(f"link target '{url}' {problem}")
+            raise MarkupError(f"link target '{url}': {problem}")
         children = tuple(_merge(self._child(self.pos + 1).nodes(label_end)))
         self.pos = close + 1
         return Link(children, url)

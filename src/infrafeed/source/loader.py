@@ -81,7 +81,7 @@ def load(entries: Path) -> Changelog:
 
 def validate(snapshot: Snapshot) -> Changelog:
     """The changelog in ``snapshot``; raise :class:`DataError` with every problem found."""
-    problems: list[Problem] = []
+    problems = [Problem(where, "(file)", why) for where, why in snapshot.problems]
     site = site_of(snapshot.site, problems)
     releases = [rf for f in snapshot.releases if (rf := release_of(f, site, problems))]
     return _changelog(site, releases, problems)
@@ -108,8 +108,20 @@ def release_of(file: EntryFile, site: Site | None, problems: list[Problem]) -> R
     A release that names an unknown module is returned with that problem
     added, so that the check across files still sees its ids.
     """
-    if _RELEASE_NAME.match(PurePosixPath(file.relative).name) is None:
+    path = PurePosixPath(file.relative)
+    if _RELEASE_NAME.match(path.name) is None:
         problems.append(_misnamed(file.shown))
+        return None
+    year = path.parent.name
+    if len(year) == 4 and year.isdigit() and year != path.name[:4]:
+        problems.append(
+            Problem(
+                file.shown,
+                "(file name)",
+                f"is in the folder {year} but is a release of {path.name[:4]}; "
+                f"move it to the folder {path.name[:4]}",
+            )
+        )
         return None
     data = _parse(file, problems)
     return _release(file.shown, data, site, problems) if data is not None else None
@@ -296,6 +308,8 @@ def _message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any) -> 
         return f"must be a whole number without quotes, not {_described(value)}"
     if kind == "bool_type":
         return f"must be true or false, not {_described(value)}"
+    if kind.startswith("date_") and isinstance(value, dt.datetime):
+        return f"must be a date without a time of day, e.g. 2026-11-07, not {value.isoformat()}"
     if kind.startswith("date_"):
         return f"must be a date without quotes, e.g. 2026-11-07, not {_described(value)}"
     if kind in ("tuple_type", "list_type"):
@@ -407,10 +421,18 @@ def release_keys(rf: ReleaseFile) -> tuple[IdKey, ...]:
 
 
 def check_unique_ids(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Problem]:
-    """An item id is minted from date, id and kind, so that triple must be unique."""
+    """An item id is minted from date, id and kind, so that triple must be unique.
+
+    The later release is the one told to change: the earlier one may be published.
+    """
     problems = []
     seen: dict[tuple[str, str, str], str] = {}
-    for path, keys in sorted(releases, key=lambda r: r[0]):
+
+    def order(release: tuple[str, Sequence[IdKey]]) -> tuple[str, int, str]:
+        stem = PurePosixPath(release[0]).stem  # YYYY-MM-DD or YYYY-MM-DD-N
+        return stem[:10], int(stem[11:] or 1) if stem[11:].isdigit() else 0, release[0]
+
+    for path, keys in sorted(releases, key=order):
         for day, item_id, kind, where in keys:
             first = seen.setdefault((day, item_id, kind), f"{path} {where}")
             if first != f"{path} {where}":

@@ -36,52 +36,59 @@ MAX_LINE = 500  # titles, labels, ids: one line each
 MAX_TEXT = 5_000  # summaries, context lines, notes
 MAX_ITEMS_PER_RELEASE = 3_600  # items of a release are one second apart (see items.py)
 
-# XML 1.0 (section 2.2) allows TAB, LF, CR and these ranges; C1 controls and
-# noncharacters are allowed but discouraged, and feed validators warn on them.
-_FORBIDDEN_BMP_RANGES = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
-_XML_FORBIDDEN = re.compile(
-    f"[{_FORBIDDEN_BMP_RANGES}"
-    + "".join(f"{chr(p + 0xFFFE)}{chr(p + 0xFFFF)}" for p in range(0x10000, 0x110000, 0x10000))
-    + "]"
+# XML 1.0 (section 2.2) forbids these; feeds must not carry control characters,
+# which readers do not show, nor the noncharacters XML 1.0 discourages.
+_FORBIDDEN = "\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff"
+_CONTROLS = "\x7f-\x9f"
+_NONCHARACTERS = "\ufdd0-\ufdef" + "".join(
+    f"{chr(p + 0xFFFE)}{chr(p + 0xFFFF)}" for p in range(0x10000, 0x110000, 0x10000)
 )
+_XML_REFUSED = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_NONCHARACTERS}]")
 # The 32 single characters of the other planes make that class about 15 times
-# slower to search than its BMP part; text with nothing from U+1FFFE up (nearly
-# all) is searched with the BMP part alone, which then finds the same.
-_XML_FORBIDDEN_IN_BMP = re.compile(f"[{_FORBIDDEN_BMP_RANGES}]")
+# slower to search; text with nothing from U+1FFFE up (nearly all) is searched
+# with the BMP part alone, which then finds the same.
+_XML_REFUSED_IN_BMP = re.compile(f"[{_FORBIDDEN}{_CONTROLS}\ufdd0-\ufdef]")
 _FROM_U1FFFE = re.compile("[\U0001fffe-\U0010ffff]")
-_LINE_BREAK = re.compile("[\r\n\t\u2028\u2029]")
+_LINE_BREAK = re.compile("[\r\n\t\x85\u2028\u2029]")
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)*")
 
 
 def _xml_chars(value: str) -> str:
     # Checked before normalising, so that the message names the character as typed.
-    forbidden = _XML_FORBIDDEN if _FROM_U1FFFE.search(value) else _XML_FORBIDDEN_IN_BMP
-    bad = forbidden.search(value)
+    refused = _XML_REFUSED if _FROM_U1FFFE.search(value) else _XML_REFUSED_IN_BMP
+    bad = refused.search(value)
     if bad:
+        found = bad.group()
+        why = (
+            "which XML 1.0 forbids in a feed"
+            if re.match(f"[{_FORBIDDEN}]", found)
+            else "a control character, which readers do not show"
+            if re.match(f"[{_CONTROLS}]", found)
+            else "a noncharacter, which XML 1.0 discourages"
+        )
         raise PydanticCustomError(
             "xml_char",
-            "contains the character U+{code}, which XML 1.0 forbids in a feed; remove it",
-            {"code": f"{ord(bad.group()):04X}"},
+            "contains the character U+{code}, {why}; remove it",
+            {"code": f"{ord(found):04X}", "why": why},
         )
     return unicodedata.normalize("NFC", value)
 
 
 def _text(value: str, *, max_len: int, one_line: bool) -> str:
+    """``value`` checked as a text of the entries; every problem it has, at once."""
     value = _xml_chars(value)
-    stripped = value.strip()
-    if not stripped:
-        raise PydanticCustomError("empty_text", "must not be empty")
-    if value != stripped:
-        raise PydanticCustomError("padded_text", "must not start or end with white space")
+    found = []
+    if not value.strip():
+        found.append("must not be empty")
+    elif value != value.strip():
+        found.append("must not start or end with white space")
     if one_line and _LINE_BREAK.search(value):
-        raise PydanticCustomError("multi_line", "must be a single line (no line breaks or tabs)")
+        found.append("must be a single line (no line breaks or tabs)")
     if len(value) > max_len:
-        raise PydanticCustomError(
-            "too_long",
-            "is {length} characters long; the limit is {limit}",
-            {"length": len(value), "limit": max_len},
-        )
+        found.append(f"is {len(value)} characters long; the limit is {max_len}")
+    if found:
+        raise PydanticCustomError("text", "{problems}", {"problems": "; ".join(found)})
     return value
 
 
@@ -98,7 +105,7 @@ def _no_title_markup(value: str) -> str:
     if found:
         raise PydanticCustomError(
             "title_markup",
-            "'{tag}' looks like an HTML tag; this text becomes a feed item's title, "
+            "'{tag}' looks like an HTML tag; this text becomes a title in the feeds, "
             "which is plain text: remove the tag",
             {"tag": found.group()},
         )
@@ -188,6 +195,15 @@ def _absolute_url(value: str) -> str:
     return value
 
 
+def _base_url(value: str) -> str:
+    # Others' URLs are made by appending to it: a query or fragment would end up in between.
+    if "?" in _absolute_url(value) or "#" in value:
+        raise PydanticCustomError(
+            "base_url", "must not have a query (?) or fragment (#): URLs are made below it"
+        )
+    return value
+
+
 def _timezone(value: str) -> str:
     try:
         ZoneInfo(value)
@@ -209,6 +225,7 @@ Slug = Annotated[str, Strict(), AfterValidator(_slug)]
 ArticleNumber = Annotated[str, Strict(), AfterValidator(_number)]
 Reference = Annotated[str, Strict(), AfterValidator(_reference)]
 AbsoluteUrl = Annotated[str, Strict(), AfterValidator(_absolute_url)]
+BaseUrl = Annotated[str, Strict(), AfterValidator(_base_url)]
 TimeZone = Annotated[str, Strict(), AfterValidator(_timezone)]
 ModuleNumber = Annotated[int, Strict(), Field(ge=1, le=999)]
 Chapter = Annotated[int, Strict(), Field(ge=1, le=999)]
@@ -328,7 +345,7 @@ class Ids(_Model):
 
 
 class FeedSettings(_Model):
-    url: AbsoluteUrl  # where output/ is served; every self link starts with it
+    url: BaseUrl  # where output/ is served; every self link starts with it
     max_items: Annotated[int, Strict(), Field(ge=1, le=100_000)] = 100
     # The largest subscription document, in bytes, in any format. Older items
     # move to monthly archives (RFC 5005) so a reader's poll stays small.
@@ -384,8 +401,8 @@ class Site(_Model):
     description: Line
     language: Annotated[str, Strict(), Field(pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")]
     timezone: TimeZone
-    url: AbsoluteUrl
-    changelog: AbsoluteUrl
+    url: BaseUrl
+    changelog: BaseUrl
     icon: Reference | None = None
     author: Author
     ids: Ids

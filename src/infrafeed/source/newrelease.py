@@ -6,6 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 from ..errors import InfraFeedError
+from ..publish.files import write_atomic
 
 TEMPLATE = """\
 # Release of {date}: one file per release, named by its date.
@@ -41,20 +42,27 @@ date = {date}
 """
 
 
-def release_path(entries: Path, date: dt.date) -> Path:
-    return entries / f"{date:%Y}" / f"{date.isoformat()}.toml"
-
-
 def write_template(entries: Path, date: dt.date) -> Path:
-    """Create the release file for ``date``; refuse to touch an existing one."""
-    path = release_path(entries, date)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with path.open("x", encoding="utf-8", newline="\n") as handle:
-            handle.write(TEMPLATE.format(date=date.isoformat()))
-    except FileExistsError:
+    """Create the release file for ``date`` from the template; never touch an existing file."""
+    if not (entries / "site.toml").is_file():
         raise InfraFeedError(
-            f"{path.as_posix()} already exists; edit it, or name a second release "
-            f"of that day {date.isoformat()}-2.toml"
+            f"{entries.as_posix()}: no site.toml here; give --entries the folder that holds "
+            "site.toml and the release files"
+        )
+    folder = entries / f"{date:%Y}"
+    name = date.isoformat()
+    try:
+        folder.mkdir(exist_ok=True)
+        write_atomic(
+            folder / f"{name}.toml", (TEMPLATE.format(date=name).encode(),), overwrite=False
+        )
+    except FileExistsError:
+        taken = {p.stem for p in folder.glob(f"{name}*.toml")}
+        free = next(f"{name}-{n}" for n in range(2, 100) if f"{name}-{n}" not in taken)
+        raise InfraFeedError(
+            f"{(folder / name).as_posix()}.toml already exists; edit it, or write a later "
+            f"release of that day as {(folder / free).as_posix()}.toml"
         ) from None
-    return path
+    except OSError as exc:
+        raise InfraFeedError(f"{folder.as_posix()}: could not write ({exc.strerror})") from None
+    return folder / f"{name}.toml"

@@ -27,7 +27,10 @@ def describe(changelog: Changelog) -> str:
     )
     releases = len(changelog.releases)
     return (
-        f"ok: {releases} release{'s' if releases != 1 else ''}, "
-        f"{articles} article changes, {notes} notes; "
-        f"by kind: {kinds or 'none'}; articles by module: {modules}"
+        f"ok: {_count(releases, 'release')}, {_count(articles, 'article change')}, "
+        f"{_count(notes, 'note')}; by kind: {kinds or 'none'}; articles by module: {modules}"
     )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -12,6 +12,7 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
+_HOST = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?\.?")
 # Reserved and unreserved characters stay as they are; "%" stays so that an
 # already-encoded URL is not encoded twice.
 _SAFE_PATH = "/%:@!$&'()*+,;=-._~"
@@ -45,10 +46,14 @@ def check_reference(value: str) -> str | None:
             return f"is not a valid URL: {exc}"
         if not host:
             return "an http(s) URL needs a host, e.g. https://example.org/page"
+        if "@" in parts.netloc:
+            return "must not hold a user name or password (user@host): feeds are public"
         try:
-            _ascii_host(host)
+            ascii_host = _ascii_host(host)
         except UnicodeError:
             return f"has a host name that cannot be written in ASCII (IDNA): '{host}'"
+        if not _HOST.fullmatch(ascii_host) and ":" not in host:
+            return f"has a host name with characters no host name has: '{host}'"
         return None
     if value.startswith("//"):
         return "a URL starting with '//' leaves the site; write https://host/... instead"
@@ -79,6 +84,7 @@ def encode(url: str) -> str:
     """Percent-encode the non-ASCII and unsafe characters of an absolute URL (IRI to URI)."""
     parts = urlsplit(url)
     host = _ascii_host(parts.hostname or "")
+    host = f"[{host}]" if ":" in host else host  # an IPv6 address keeps its brackets
     netloc = host if parts.port is None else f"{host}:{parts.port}"
     return urlunsplit(
         (

@@ -1,0 +1,296 @@
+"""Publishing: the only code that writes the output folder, and it replaces it whole.
+
+A build writes the complete new tree beside the published one (a file whose
+bytes did not change is a hard link to the published file, so it keeps its
+inode and modification time, and readers get their 304s), syncs it, then
+switches the two folders in one step with Linux's ``renameat2`` and
+``RENAME_EXCHANGE``: a reader sees the old tree or the new one, never a mix,
+and signals that arrive meanwhile wait until the switch is done. Files that
+are not infrafeed's (not in the manifest) are carried over; infrafeed never
+writes over one that differs from what it would write.
+
+Where the folder cannot be switched (its parent is not writable, it is a
+mount point, or the file system has no ``RENAME_EXCHANGE``), the changed
+files are moved in one at a time under a journal, which the next build
+completes before anything else: during that window a reader may see a mix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import shutil
+import signal
+import stat
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from ..errors import PublishError
+from . import Report
+from .files import FileRecord, fsync_folder, safe_relative, sha256_of, write_atomic, write_new
+from .lock import JOURNAL, NEXT
+from .manifest import IDS, MANIFEST, Manifest, manifest_bytes
+
+_OURS = {MANIFEST, IDS, NEXT, JOURNAL}
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_EXCHANGE = getattr(_LIBC, "renameat2", None)  # glibc 2.28 and later
+
+
+class Tree:
+    """The next tree of ``out``, built file by file, then published in one step."""
+
+    def __init__(self, out: Path, previous: Manifest) -> None:
+        self.out = Path(os.path.realpath(out))  # a symlinked output folder: switch its target
+        self.previous = previous
+        parent = self.out.parent
+        # Switching needs a sibling folder on the same file system as the output.
+        self.switch = os.access(parent, os.W_OK | os.X_OK) and (
+            not self.out.exists() or self.out.stat().st_dev == parent.stat().st_dev
+        )
+        self.dir = parent / f".{self.out.name}{NEXT}" if self.switch else self.out / NEXT
+        self.records: dict[str, FileRecord] = {}
+        self.unchanged: set[str] = set()
+        try:  # what the manifest lists and is older than it has not been touched since
+            self._settled = (self.out / MANIFEST).stat().st_ctime_ns
+        except OSError:
+            self._settled = -1
+        try:
+            self.dir.mkdir(parents=True)
+        except OSError as exc:
+            raise _unchanged(self.dir, "could not create the next tree", exc) from None
+
+    def write(self, relative: str, chunks: Iterable[bytes]) -> None:
+        """Write ``relative`` of the next tree from ``chunks``, never held whole."""
+        if safe_relative(relative) is None or relative.split("/", 1)[0] in _OURS - {IDS}:
+            raise PublishError(f"{relative!r}: refusing a path outside the output folder")
+        staged = self.dir / relative
+        try:
+            staged.parent.mkdir(parents=True, exist_ok=True)
+            record = self.records[relative] = write_new(staged, chunks, sync=False)
+            if self._published_as(relative, record):
+                # The published file itself, with its inode and modification time.
+                staged.unlink()
+                if self.switch:
+                    os.link(self.out / relative, staged)
+        except OSError as exc:
+            raise _unchanged(self.out / relative, "could not stage the new version", exc) from None
+
+    def _published_as(self, relative: str, record: FileRecord) -> bool:
+        """Whether the published file has these bytes; refuse to replace one not ours."""
+        path = self.out / relative
+        try:
+            info = path.lstat()
+        except FileNotFoundError:
+            return False
+        settled = info.st_ctime_ns < self._settled and self.previous.files.get(relative) == record
+        same = stat.S_ISREG(info.st_mode) and (settled or sha256_of(path) == record.sha256)
+        if same:
+            self.unchanged.add(relative)
+        elif relative not in self.previous.files:
+            raise PublishError(
+                f"{path}: infrafeed would write this file, but the one there is not "
+                "infrafeed's (the manifest does not list it); move it away and build again"
+            )
+        return same
+
+    def publish(self, manifest: Manifest, page: tuple[Path, bytes] | None = None) -> Report:
+        """Carry over what stays, write the manifest, sync, and switch to the new tree.
+
+        ``manifest`` gives all but the files, which are the ones written here.
+        ``page``, a file outside the output folder and its bytes, is written
+        too, before the switch.
+        """
+        removed, kept = self._carry_over()
+        page_record = None
+        if page is not None:
+            path, data = page
+            page_record = _record_of(data)
+            if sha256_of(path) == page_record.sha256:
+                self.unchanged.add(str(path))
+            else:
+                try:
+                    write_atomic(path, (data,))
+                except OSError as exc:
+                    raise _unchanged(path, "could not be written", exc) from None
+        manifest = manifest._replace(files=dict(self.records), page=page_record)
+        written = [r for r in self.records if r not in self.unchanged]
+        written += [str(page[0])] if page is not None and str(page[0]) not in self.unchanged else []
+        try:
+            write_new(self.dir / MANIFEST, (manifest_bytes(manifest),), sync=False)
+            if self.switch and self.out.exists():
+                self.dir.chmod(stat.S_IMODE(self.out.stat().st_mode))
+            _sync(self.dir)
+        except OSError as exc:
+            raise _unchanged(self.dir / MANIFEST, "could not write the manifest", exc) from None
+        if not self.switch or not self._switched():
+            _move_in(self.dir, self.out, removed)
+        return Report(*(_shown(sorted(n)) for n in (written, self.unchanged, removed, kept)))
+
+    def _carry_over(self) -> tuple[list[str], list[str]]:
+        """Link what stays of the published tree into the next one; return what goes.
+
+        Files not infrafeed's stay; so do files of feeds no longer made that
+        were edited since infrafeed wrote them ("kept"); the others are removed.
+        """
+        removed, kept = [], []
+        for relative, is_link in _walk(self.out, _OURS):
+            if relative in self.records or relative.startswith(".infrafeed"):
+                continue  # (what older versions of infrafeed left goes)
+            record = self.previous.files.get(relative)
+            if (
+                record is not None
+                and not is_link
+                and sha256_of(self.out / relative) == record.sha256
+            ):
+                removed.append(relative)
+                continue
+            if record is not None:
+                kept.append(relative)
+            if not self.switch:
+                continue
+            source, target = self.out / relative, self.dir / relative
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if is_link:
+                    target.symlink_to(source.readlink())
+                else:
+                    os.link(source, target)
+            except FileExistsError:
+                raise PublishError(
+                    f"{source}: infrafeed writes {'a folder' if target.is_dir() else 'a file'} "
+                    "there, but this is not infrafeed's; move it away and build again"
+                ) from None
+            except OSError as exc:
+                raise _unchanged(source, "could not be carried over", exc) from None
+        return removed, kept
+
+    def _switched(self) -> bool:
+        """Put the next tree in place of the published one in one step; False if it can't be."""
+        with _signals_deferred():
+            if not self.out.exists():
+                self.dir.rename(self.out)
+            # renameat2(AT_FDCWD, next, AT_FDCWD, out, RENAME_EXCHANGE)
+            elif _EXCHANGE is None or _EXCHANGE(-100, bytes(self.dir), -100, bytes(self.out), 2):
+                code = ctypes.get_errno() if _EXCHANGE is not None else errno.ENOSYS
+                if code not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV):
+                    raise _unchanged(self.out, "could not be switched", OSError(code, ""))
+                return False  # the file system cannot: move the files in instead
+            fsync_folder(self.out.parent)
+        return True
+
+    def cleanup(self) -> None:
+        """Remove the next tree: unpublished, or the old tree once switched."""
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def remove_leftovers(out: Path) -> None:
+    """Complete a fallback publish a killed build left, and remove its unpublished trees."""
+    out = Path(os.path.realpath(out))
+    nexts = (out.parent / f".{out.name}{NEXT}", out / NEXT)
+    journal = out / JOURNAL
+    if journal.is_file() and not journal.is_symlink():
+        lines = journal.read_text(encoding="utf-8").splitlines()
+        if lines and Path(lines[0]) in nexts:  # never moves files from anywhere else
+            _move_in(Path(lines[0]), out, lines[1:])
+    for leftover in (*nexts, journal):
+        if leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
+
+
+def _move_in(staged: Path, out: Path, removed: list[str]) -> None:
+    """Move the changed files of ``staged`` into ``out`` one at a time, the manifest last.
+
+    A journal lists what this does, so that a build killed midway is
+    completed by the next one (remove_leftovers), whatever step it died at.
+    """
+    journal = out / JOURNAL
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        if not journal.exists():
+            write_atomic(journal, [("\n".join([str(staged), *removed]) + "\n").encode()])
+        moves = [r for r, _ in _walk(staged, {MANIFEST})]
+        for relative in [*moves, MANIFEST]:
+            source, target = staged / relative, out / relative
+            if not source.exists():
+                continue  # moved before the build was killed
+            if not Path(os.path.realpath(target.parent)).is_relative_to(out):
+                raise PublishError(f"{target}: a folder on the way leads outside {out}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            source.replace(target)
+        for relative in removed:
+            with contextlib.suppress(FileNotFoundError):
+                (out / relative).unlink()
+            _remove_empty_parents(out / relative, out)
+        shutil.rmtree(staged, ignore_errors=True)
+        journal.unlink()
+    except OSError as exc:
+        raise PublishError(
+            f"{out}: could not move the new files in ({exc.strerror}); the next build "
+            "completes it before anything else"
+        ) from None
+
+
+def _walk(root: Path, skip: set[str]) -> Iterator[tuple[str, bool]]:
+    """Every file and symbolic link below ``root`` but ``skip``: its path, and if it is a link."""
+    for folder, folders, files in os.walk(root):
+        below = os.path.relpath(folder, root)
+        prefix = "" if below == "." else below + "/"
+        for name in files + [f for f in folders if Path(folder, f).is_symlink()]:
+            if prefix + name not in skip:
+                yield prefix + name, Path(folder, name).is_symlink()
+        if not prefix:
+            folders[:] = [f for f in folders if f not in skip]
+
+
+def _sync(folder: Path) -> None:
+    """Make everything written below ``folder`` durable: one ``syncfs``, not a sync per file."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        if _LIBC.syncfs(fd) != 0:
+            os.sync()
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block is done: a switch is never half made."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _record_of(data: bytes) -> FileRecord:
+    import hashlib
+
+    return FileRecord(hashlib.sha256(data).hexdigest(), len(data))
+
+
+def _shown(names: list[str]) -> tuple[str, ...]:
+    """Names for the report: infrafeed's own bookkeeping (hidden files) is not news."""
+    return tuple(name for name in names if not name.startswith("."))
+
+
+def _remove_empty_parents(path: Path, out: Path) -> None:
+    folder = path.parent
+    while folder != out and folder.is_relative_to(out):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
+
+
+def _unchanged(path: Path, what: str, exc: OSError) -> PublishError:
+    return PublishError(
+        f"{path}: {what} ({exc.strerror or os.strerror(exc.errno or 0)}); "
+        "the published output is unchanged"
+    )

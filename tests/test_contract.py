@@ -1,0 +1,242 @@
+"""What a maintainer and an operator are told: each point a session found wrong, checked.
+
+Folders that overlap, files that are not entries, URLs rewritten without a
+word, messages that hid problems or said what is not so, the guard's memory
+kept in git, and the options a cron line gives.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import RunCli
+from infrafeed.source.urls import absolute
+
+GOOD = """\
+date = 2026-03-09
+
+[[groups]]
+kind = "new"
+module = 1
+
+[[groups.articles]]
+id = "bai-moi"
+title = "Bài mới"
+summary = "Tóm tắt"
+"""
+
+
+def _build(run_cli: RunCli, entries: Path, out: Path, *args: str) -> tuple[int, str, str]:
+    return run_cli("build", "--no-cache", "--entries", str(entries), "--out", str(out), *args)
+
+
+# --- Folders --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["entries", "entries/out", "."])
+def test_an_output_folder_that_overlaps_the_entries_is_refused(
+    where: str, small_site: Path, run_cli: RunCli
+) -> None:
+    out = small_site.parent if where == "." else small_site.parent / where
+    code, stdout, stderr = _build(run_cli, small_site, out)
+    assert (code, stdout) == (1, "")
+    assert stderr.startswith(f"infrafeed: {out}: the output folder must be a folder apart")
+    assert not (small_site / "out").exists()
+
+
+def test_a_missing_entries_folder_leaves_nothing_behind(tmp_path: Path, run_cli: RunCli) -> None:
+    code, _, stderr = _build(run_cli, tmp_path / "nope", tmp_path / "out")
+    assert code == 1 and "no such folder" in stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_linked_folder_inside_the_entries_is_an_error(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    elsewhere = tmp_path / "more"
+    elsewhere.mkdir()
+    (elsewhere / "2026-03-09.toml").write_text(GOOD, encoding="utf-8")
+    (small_site / "2027").symlink_to(elsewhere, target_is_directory=True)
+    code, _, stderr = run_cli("check", "--entries", str(small_site))
+    assert code == 1
+    assert f"{small_site.as_posix()}/2027: (file): is a symbolic link to a folder" in stderr
+
+
+def test_files_that_are_not_entries_are_named_and_misfiled_releases_refused(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    (small_site / "2026" / "notes.txt").write_text("todo", encoding="utf-8")
+    (small_site / "feeds.json").write_text("{}", encoding="utf-8")
+    (small_site / "2026" / "2026-03-05.toml~").write_text("backup", encoding="utf-8")
+    (small_site / "README.md").write_text("# Notes for maintainers", encoding="utf-8")
+    (small_site / "2026" / ".2026-03-05.toml.swp").write_text("swap", encoding="utf-8")
+    code, _, stderr = _build(run_cli, small_site, tmp_path / "out", "-q")
+    assert code == 0
+    assert stderr.splitlines() == [
+        f"warning: {small_site.as_posix()}/2026/2026-03-05.toml~: not an entry file; ignored",
+        f"warning: {small_site.as_posix()}/2026/notes.txt: not an entry file; ignored",
+        f"warning: {small_site.as_posix()}/feeds.json: not an entry file; ignored",
+    ]
+    (small_site / "2025").mkdir()
+    (small_site / "2025" / "2026-03-09.toml").write_text(GOOD, encoding="utf-8")
+    code, _, stderr = run_cli("check", "--entries", str(small_site))
+    assert code == 1
+    assert (
+        f"{small_site.as_posix()}/2025/2026-03-09.toml: (file name): is in the folder 2025 but "
+        "is a release of 2026; move it to the folder 2026"
+    ) in stderr
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_with_its_bytes(
+    small_site: Path, run_cli: RunCli
+) -> None:
+    (small_site / "2026" / os.fsdecode(b"\xfe.toml")).write_text(GOOD, encoding="utf-8")
+    code, _, stderr = run_cli("check", "--entries", str(small_site))
+    assert code == 1
+    assert f"{small_site.as_posix()}/2026/\\xfe.toml: (file name): a release file" in stderr
+
+
+# --- URLs ------------------------------------------------------------------------------
+
+
+def test_an_ipv6_host_keeps_its_brackets() -> None:
+    assert absolute("https://example.org/", "https://[::1]/a b") == "https://[::1]/a%20b"
+    assert absolute("https://[2001:db8::1]:8080/g/", "x") == "https://[2001:db8::1]:8080/g/x"
+
+
+@pytest.mark.parametrize("field", ["url", "changelog"])
+@pytest.mark.parametrize("tail", ["?a=1", "#top"])
+def test_a_base_url_with_a_query_or_fragment_is_refused(
+    field: str, tail: str, small_site: Path, run_cli: RunCli
+) -> None:
+    site = small_site / "site.toml"
+    text = site.read_text(encoding="utf-8")
+    old = f'{field} = "https://example.org/guide'
+    site.write_text(text.replace(old, old + "/x" + tail, 1), encoding="utf-8")
+    code, _, stderr = run_cli("check", "--entries", str(small_site))
+    assert code == 1
+    assert f"site.toml: {field}: must not have a query (?) or fragment (#)" in stderr
+
+
+# --- Messages --------------------------------------------------------------------------
+
+
+def _release(small_site: Path, text: str) -> Path:
+    path = small_site / "2026" / "2026-03-09.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_every_problem_of_a_field_at_once_and_fields_in_their_order(
+    small_site: Path, run_cli: RunCli
+) -> None:
+    articles = "".join(
+        f'\n[[groups.articles]]\nid = "a{n}"\ntitle = "{" " if n in (2, 10) else "T"}"\n'
+        for n in range(1, 12)
+    )
+    text = GOOD.replace('title = "Bài mới"', 'title = " Bài\\nmới' + "x" * 600 + '"') + articles
+    path = _release(small_site, text)
+    code, _, stderr = run_cli("check", "--entries", str(small_site))
+    assert code == 1
+    assert stderr.splitlines()[:3] == [
+        f"{path.as_posix()}: groups[1].articles[1].title: must not start or end with white "
+        "space; must be a single line (no line breaks or tabs); is 608 characters long; the "
+        "limit is 500",
+        f"{path.as_posix()}: groups[1].articles[3].title: must not be empty",
+        f"{path.as_posix()}: groups[1].articles[11].title: must not be empty",
+    ]
+
+
+def test_a_duplicate_id_is_told_to_the_later_release(small_site: Path, run_cli: RunCli) -> None:
+    published = small_site / "2026" / "2026-03-05.toml"
+    later = published.with_name("2026-03-05-3.toml")
+    later.write_text(published.read_text(encoding="utf-8"), encoding="utf-8")
+    code, _, stderr = run_cli("check", "--entries", str(small_site))
+    assert code == 1
+    assert {line.split(":", 1)[0] for line in stderr.splitlines()[:-1]} == {later.as_posix()}
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (('date = 2026-03-09', "date = 2026-03-09T10:00:00"),
+         "date: must be a date without a time of day, e.g. 2026-11-07, not 2026-03-09T10:00:00"),
+        (('title = "Bài mới"', 'title = "Bài </b> mới"'),
+         "groups[1].articles[1].title: '</b>' looks like an HTML tag; this text becomes a title "
+         "in the feeds, which is plain text: remove the tag"),
+    ],
+)  # fmt: skip
+def test_messages_say_what_is_so(
+    edit: tuple[str, str], message: str, small_site: Path, run_cli: RunCli
+) -> None:
+    path = _release(small_site, GOOD.replace(*edit))
+    code, _, stderr = run_cli("check", "--entries", str(small_site))
+    assert code == 1
+    assert f"{path.as_posix()}: {message}" in stderr.splitlines()
+
+
+def test_one_of_a_thing_is_said_in_the_singular(tmp_path: Path, run_cli: RunCli) -> None:
+    entries = tmp_path / "entries"
+    shutil.copytree(Path(__file__).parent / "data" / "small-site" / "entries", entries)
+    for path in (entries / "2026").glob("*.toml"):
+        path.unlink()
+    _release(entries, GOOD + '\n[[groups.notes]]\nid = "n"\ntext = "Một ghi chú"\n')
+    code, stdout, _ = run_cli("check", "--entries", str(entries))
+    assert code == 0
+    assert stdout.startswith("ok: 1 release, 1 article change, 1 note; ")
+
+
+# --- Options ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("wait", ["nan", "inf", "-1", "-inf"])
+def test_lock_wait_is_a_finite_number_of_seconds(wait: str, run_cli: RunCli) -> None:
+    code, _, stderr = run_cli("build", "--lock-wait", wait)
+    assert code == 2 and "is not a number of seconds from 0 up" in stderr
+
+
+# --- The guard's memory in git ----------------------------------------------------------
+
+
+def test_a_fresh_clone_guards_what_was_published_and_locked_builds_never_change_it(
+    shipped_entries: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """The deploy of a site built in CI: no output folder, no cache, only what git has."""
+    repo = tmp_path / "repo"
+    shutil.move(shipped_entries, repo / "entries") if repo.mkdir() is None else None
+    git = ["git", "-C", str(repo), "-c", "user.email=t@example.org", "-c", "user.name=t"]
+    assert _build(run_cli, repo / "entries", tmp_path / "out1")[0] == 0
+    record = repo / "entries" / "published-ids.txt"
+    assert record.read_text(encoding="ascii").startswith("infrafeed ids 2\n")
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "entries"], check=True)
+
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
+    entries = clone / "entries"
+    assert _build(run_cli, entries, tmp_path / "fresh", "--locked")[0] == 0
+    (entries / "2026" / "2026-11-07.toml").unlink()
+    code, _, stderr = _build(run_cli, entries, tmp_path / "fresh2")
+    assert code == 3 and "would disappear" in stderr
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", "."], check=True)
+
+    (entries / "2026" / "2026-11-30.toml").write_text(
+        GOOD.replace("2026-03-09", "2026-11-30").replace("module = 1", "module = 4"), "utf-8"
+    )
+    code, stdout, stderr = _build(run_cli, entries, tmp_path / "ci", "--locked")
+    assert (code, stdout) == (6, "")
+    assert stderr == (
+        f"infrafeed: {entries.as_posix()}/published-ids.txt: the entries publish items this "
+        f"record does not list as it is; run `infrafeed build` and commit "
+        f"{entries.as_posix()}/published-ids.txt\n"
+    )
+    assert not (tmp_path / "ci").exists() or not any((tmp_path / "ci").iterdir())
+    assert _build(run_cli, entries, tmp_path / "local")[0] == 0
+    subprocess.run([*git[:2], str(clone), *git[3:], "commit", "-qam", "release"], check=True)
+    assert _build(run_cli, entries, tmp_path / "ci", "--locked")[0] == 0
