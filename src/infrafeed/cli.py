@@ -344,7 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return codes.get(type(exc), EXIT_WRITE if isinstance(exc, OSError) else EXIT_DATA)
     except Exception as exc:
         if os.environ.get("INFRAFEED_DEBUG"):
-            import traceback  # only here: importing it costs a tenth of start-up
+            import traceback  # only here: start-up would pay for it every run
 
             traceback.print_exc()
         _say(f"infrafeed: internal error: {type(exc).__name__}: {exc} (set INFRAFEED_DEBUG=1 "

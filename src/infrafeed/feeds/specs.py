@@ -37,7 +37,7 @@ class FeedSpec:
     folder: str  # below the output folder: "" or "modules/cuda"
     home_url: str  # the page of the site the feed is about
     module: int | None  # None: every item
-    max_items: int  # of its subscription document; older items are archived (history.py)
+    max_items: int  # of its subscription document; older items are archived (feeds/history.py)
     id: str  # Atom feed id: a tag URI that survives the site moving
 
     def url(self, site: Site, fmt: Format) -> str:

@@ -7,10 +7,8 @@ JSON Feed has no archive markers; its pages chain with ``next_url`` (the next
 older document, like RFC 5005's ``prev-archive``). Each page's ``feed_url``
 is the URL it is served at, like the self link of RSS and Atom.
 
-As for RSS and Atom (render_feedgen.py), the build writes a document as a
-frame around its items' parts (:func:`json_frame`, :func:`json_entry`), each
-item rendered once; :func:`render_json` dumps the whole document at once, the
-reference those parts must join to (tests/test_render_parts.py).
+As for RSS and Atom (rss_atom.py), a document is a frame around its items'
+parts (:func:`json_frame`, :func:`json_item`), each item rendered once.
 """
 
 from __future__ import annotations
@@ -43,7 +41,7 @@ def json_frame(doc: Head) -> Frame:
 def json_item(item: Item) -> bytes:
     """The item as it appears in a feed's ``items`` array: two levels deep, no comma."""
     # What json.dumps(indent=2) writes, with its C string encoder: the
-    # indenting encoder is pure Python, and was a tenth of a build on branch bench.
+    # indenting encoder is pure Python, and slow on a feed of many items.
     lines = []
     for key, value in _item(item).items():
         if isinstance(value, str):

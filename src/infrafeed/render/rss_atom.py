@@ -1,6 +1,6 @@
 """RSS 2.0 and Atom 1.0 through feedgen: the only module that touches feedgen.
 
-feedgen's traps, handled here once (see STYLE.md):
+feedgen's traps, handled here once:
 - ``add_entry`` prepends by default: we append, so the document is newest first;
 - feed and entry ``updated`` default to *now*: we always set them from the data;
 - the default generator embeds feedgen's version: we name infrafeed instead;

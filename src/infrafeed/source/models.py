@@ -34,7 +34,7 @@ KINDS: tuple[Kind, ...] = ("new", "revised", "restructured", "major", "improved"
 
 MAX_LINE = 500  # titles, labels, ids: one line each
 MAX_TEXT = 5_000  # summaries, context lines, notes
-MAX_ITEMS_PER_RELEASE = 3_600  # items of a release are one second apart (see items.py)
+MAX_ITEMS_PER_RELEASE = 3_600  # items of a release are one second apart (feeds/items.py)
 
 # XML 1.0 (section 2.2) forbids these; feeds must not carry control characters,
 # which readers do not show, nor the noncharacters XML 1.0 discourages.
@@ -384,7 +384,7 @@ PagePath = Annotated[str, Strict(), AfterValidator(_page_path)]
 
 
 class PageSettings(_Model):
-    """The changelog page that ``infrafeed build`` writes for the site (see changelog_page.py)."""
+    """The changelog page that ``infrafeed build`` writes for the site (changelog/page.py)."""
 
     enabled: StrictBool = True
     path: PagePath = "update-log.md"  # below the output folder
