@@ -6,12 +6,8 @@ For each size, a synthetic site (bench/corpus.py) is written once, then, after
 a warm-up build, each scenario runs several times as a fresh process:
 
 - cold:        ``infrafeed build`` into an empty output folder, with an empty cache;
-- noop-fresh:  the same build again at once, nothing changed: the build
-               cache trusts no file changed in the 2.5 s before its stamp
-               (src/infrafeed/stamp.py), so these hash every file;
-- noop:        the same build again, nothing changed, from 3 s after the
-               last build, as the cron job's runs come minutes after a change
-               (the first run hashes once more, the others only stat);
+- noop:        the same build again, nothing changed: it reads and hashes the
+               entry files, and checks the published ones;
 - incremental: the build after adding one new release file (about three
                article changes; each run adds the next day's release);
 - baseline:    ``bench/baseline.py``, the same feeds with nothing else.
@@ -21,7 +17,7 @@ The shipped ``entries/`` get the same rows, and start-up is measured once:
 the median wall time with the fastest and slowest run, the median peak RSS
 of the process, and the median bytes it wrote (blocks the kernel counted,
 so files written and then discarded count too). The last line gives the
-ratios the targets of issue 7 are stated in.
+ratios the targets are stated in.
 
 Run it with the Python of the environment where infrafeed is installed: the
 ``infrafeed`` command beside that interpreter is the one measured.
@@ -74,10 +70,6 @@ class Row:
     def written(self) -> float:
         return statistics.median(r.written for r in self.runs)
 
-
-# Seconds after which the build cache trusts the stat of a file (stamp.SETTLE_NS),
-# with a margin: the no-op of a cron job that runs every few minutes.
-SETTLED = 3.0
 
 # Children write and use .pyc files, as an installed infrafeed does, even where the
 # calling environment says not to (some sandboxes set PYTHONDONTWRITEBYTECODE).
@@ -150,9 +142,6 @@ class Bench:
             clean()
             cold.append(measure(argv))
         self.rows.append(Row(label, "cold", tuple(cold)))
-        fresh = [measure(argv) for _ in range(runs)]
-        self.rows.append(Row(label, "noop-fresh", tuple(fresh)))
-        time.sleep(SETTLED)
         noop = [
             measure(argv) for _ in range(max(runs, 20 if count is None or count < 50_000 else 0))
         ]
@@ -235,14 +224,9 @@ def ratios(rows: Sequence[Row], sizes: Sequence[int]) -> list[str]:
         for label in labels
         if (label, "noop") in found
     )
-    fresh = ",".join(
-        f"{found[(label, 'noop-fresh')].seconds / importing:.2f}@{label}"
-        for label in labels
-        if (label, "noop-fresh") in found
-    )
     extra.append(
         f"cold/baseline={each('cold', 'baseline')} noop/import={noop} "
-        f"noop-fresh/import={fresh} incremental/cold={each('incremental', 'cold')}"
+        f"incremental/cold={each('incremental', 'cold')}"
     )
     return extra
 

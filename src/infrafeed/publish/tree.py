@@ -24,6 +24,7 @@ import os
 import shutil
 import signal
 import stat
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -126,6 +127,9 @@ class Tree:
             raise _unchanged(self.dir / MANIFEST, "could not write the manifest", exc) from None
         if not self.switch or not self._switched():
             _move_in(self.dir, self.out, removed)
+        self.cleanup()  # the old tree: unlinking it changes its files' links, and change times
+        with contextlib.suppress(OSError):
+            _settle(self.out, self.records)
         return Report(*(_shown(sorted(n)) for n in (written, self.unchanged, removed, kept)))
 
     def _carry_over(self) -> tuple[list[str], list[str]]:
@@ -245,6 +249,23 @@ def _walk(root: Path, skip: set[str]) -> Iterator[tuple[str, bool]]:
                 yield prefix + name, Path(folder, name).is_symlink()
         if not prefix:
             folders[:] = [f for f in folders if f not in skip]
+
+
+def _settle(out: Path, names: Iterable[str]) -> None:
+    """Give the manifest a change time later than every file's it lists (manifest.intact).
+
+    A file that changes after that is one changed since the build. Change
+    times are kept at the kernel's tick (a few milliseconds): the manifest is
+    touched again until one has passed.
+    """
+    newest = max((os.lstat(out / name).st_ctime_ns for name in names), default=0)
+    manifest = out / MANIFEST
+    for _ in range(1000):
+        info = manifest.stat()
+        os.utime(manifest, ns=(info.st_atime_ns, info.st_mtime_ns))  # the change time is now
+        if manifest.stat().st_ctime_ns > newest:
+            return
+        time.sleep(0.001)
 
 
 def _sync(folder: Path) -> None:

@@ -71,7 +71,8 @@ def read_entries(entries: Path, version: str) -> Snapshot:
                     )
                 )
             elif item.name.endswith(".toml") or relative == PUBLISHED:  # a folder so named too
-                found[relative] = EntryFile(relative, prefix + relative, *_read(item, root))
+                limit = None if relative == PUBLISHED else MAX_FILE_BYTES  # it grows with the site
+                found[relative] = EntryFile(relative, prefix + relative, *_read(item, root, limit))
             elif item.is_dir():
                 walk(item.path, relative + "/")
             else:
@@ -96,7 +97,7 @@ def read_entries(entries: Path, version: str) -> Snapshot:
     )
 
 
-def _read(item: os.DirEntry[str], root: str) -> tuple[bytes | None, str | None]:
+def _read(item: os.DirEntry[str], root: str, limit: int | None) -> tuple[bytes | None, str | None]:
     """The bytes of one file below ``root``, or None and why not."""
     # Entries come from pull requests, and git carries symbolic links: a link
     # to a file elsewhere on the server, or to /dev/zero, must not be read.
@@ -117,10 +118,11 @@ def _read(item: os.DirEntry[str], root: str) -> tuple[bytes | None, str | None]:
             return None, "is not a regular file (a folder, device or FIFO)"
         # Asked for one byte more than stat() gives, so that a file still
         # growing is read on to its end, or to one byte past the limit.
+        most = limit if limit is not None else max(info.st_size, 1 << 30)
         chunks: list[bytes] = []
         total = 0
-        while total <= MAX_FILE_BYTES:
-            wanted = min(max(info.st_size - total, 0), MAX_FILE_BYTES - total) + 1
+        while total <= most:
+            wanted = min(max(info.st_size - total, 0), most - total) + 1
             chunk = os.read(fd, wanted)
             chunks.append(chunk)
             total += len(chunk)
@@ -131,6 +133,6 @@ def _read(item: os.DirEntry[str], root: str) -> tuple[bytes | None, str | None]:
         return None, f"cannot be read: {exc.strerror}"
     finally:
         os.close(fd)
-    if len(data) > MAX_FILE_BYTES:
-        return None, f"is {max(info.st_size, len(data))} bytes; the limit is {MAX_FILE_BYTES}"
+    if len(data) > most:
+        return None, f"is {max(info.st_size, len(data))} bytes; the limit is {most}"
     return data, None
