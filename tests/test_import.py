@@ -208,7 +208,7 @@ def test_shipped_round_trip_counts(tmp_path: Path, run_cli: RunCli) -> None:
     code, out, err = run_cli("import", str(page), "--entries", str(entries))
     assert (code, err) == (0, "")
     assert out.splitlines()[-1] == (
-        f"imported 36 releases (98 articles, 22 notes) from {page.as_posix()}"
+        f"imported 36 releases (98 articles, 23 notes) from {page.as_posix()}"
     )
 
 

@@ -74,7 +74,7 @@ def check(entries: Path) -> None:
     \b
     Example:
       $ infrafeed check
-      ok: 36 releases, 98 article changes, 22 notes; ...
+      ok: 36 releases, 98 article changes, 23 notes; ...
     """
     from .source.loader import load
     from .source.summary import describe
