@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -29,13 +30,19 @@ AnnotationValue = int | str | bool
 
 SEPARATOR = " | "  # between an item's title or text and its summary
 COLONS = (":", "：")  # after the article label; the second is the full-width colon of CJK pages
-
-_RELEASE_HEADING = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:\s*\((\d{1,3})\))?$")
 # An article's label on the page is "number title": "6.1 Tổng quan ...".
 ARTICLE_NUMBER = re.compile(r"^([0-9]+(?:\.[0-9]+)*)\s+(\S.*)$", re.S)
 
+_SEQUENCE = re.compile(r"\s*\((\d{1,3})\)$")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _ANNOTATION = re.compile(r"^<!--\s*infrafeed\b(?P<body>.*?)\s*-->$", re.S)
 _FIELD = re.compile(r'\s+([a-z_]+)=(true|[0-9]+|"(?:[^"\\]|\\.)*")')
+
+
+def fold(text: str) -> str:
+    """A label or heading as compared: NFC, case folded, single spaces, no colon at the end."""
+    text = unicodedata.normalize("NFC", " ".join(text.split())).casefold()
+    return text.rstrip("".join(COLONS)).rstrip()
 
 
 def release_heading(day: dt.date, sequence: int) -> str:
@@ -43,12 +50,35 @@ def release_heading(day: dt.date, sequence: int) -> str:
     return day.isoformat() if sequence == 1 else f"{day.isoformat()} ({sequence})"
 
 
-def parse_release_heading(text: str) -> tuple[str, int | None] | None:
-    """``("2026-11-07", None)`` for "2026-11-07", ``("2026-11-07", 2)`` for "2026-11-07 (2)"."""
-    match = _RELEASE_HEADING.match(text.strip())
-    if match is None:
+def parse_release_heading(text: str) -> tuple[dt.date, int | None]:
+    """``(2026-11-07, None)`` for "2026-11-07", ``(2026-11-07, 2)`` for "2026-11-07 (2)".
+
+    Raises ValueError with the message for the page's author.
+    """
+    text = text.strip()
+    found = _SEQUENCE.search(text)
+    written = text[: found.start()] if found else text
+    day = _date(written)
+    if day is None:
+        raise ValueError(
+            f"'{text}' is not a release heading: write its date, '## 2026-11-07', "
+            "or '## 2026-11-07 (2)' for the second release of a day"
+        )
+    sequence = int(found.group(1)) if found else None
+    if sequence is not None and not 2 <= sequence <= 99:
+        raise ValueError(
+            f"'{text}': number a day's later releases from (2) to (99); the first is '## {written}'"
+        )
+    return day, sequence
+
+
+def _date(text: str) -> dt.date | None:
+    if not _ISO_DATE.fullmatch(text):
         return None
-    return match.group(1), int(match.group(2)) if match.group(2) else None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"'{text}' is not a valid date") from None
 
 
 @dataclass(frozen=True)
@@ -62,22 +92,12 @@ class AnnotationError(ValueError):
 
 
 def format_annotation(fields: Mapping[str, AnnotationValue], *, group: bool = False) -> str:
-    parts = ["infrafeed"]
-    if group:
-        parts.append("group")
+    parts = ["infrafeed", *(["group"] if group else [])]
     for key, value in fields.items():
-        parts.append(f"{key}={_format_value(value)}")
+        if isinstance(value, str):
+            value = json.dumps(value, ensure_ascii=False).replace("--", "-\\u002d")
+        parts.append(f"{key}={'true' if value is True else value}")
     return f"<!-- {' '.join(parts)} -->"
-
-
-def _format_value(value: AnnotationValue) -> str:
-    if value is True:
-        return "true"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False).replace("--", "-\\u002d")
-    raise TypeError(f"cannot annotate {value!r}")
 
 
 def parse_annotation(html: str) -> Annotation | None:
@@ -86,19 +106,16 @@ def parse_annotation(html: str) -> Annotation | None:
     if match is None:
         return None
     body = match.group("body")
-    group = False
-    if re.match(r"\s+group\b", body):
-        group = True
-        body = body.lstrip()[len("group") :]
+    group = re.match(r"\s+group\b", body) is not None
+    position = len("group") + len(body) - len(body.lstrip()) if group else 0
     fields: dict[str, AnnotationValue] = {}
-    position = 0
-    for found in _FIELD.finditer(body):
+    for found in _FIELD.finditer(body, position):
         if found.start() != position:
             break
-        key, raw = found.group(1), found.group(2)
+        key, raw = found.groups()
         if key in fields:
             raise AnnotationError(f"'{key}' is given twice")
-        fields[key] = _parse_value(raw)
+        fields[key] = True if raw == "true" else int(raw) if raw.isdigit() else _string(raw)
         position = found.end()
     if body[position:].strip():
         raise AnnotationError(
@@ -108,11 +125,7 @@ def parse_annotation(html: str) -> Annotation | None:
     return Annotation(group, fields)
 
 
-def _parse_value(raw: str) -> AnnotationValue:
-    if raw == "true":
-        return True
-    if raw.isdigit():
-        return int(raw)
+def _string(raw: str) -> str:
     try:
         value = json.loads(raw)
     except ValueError as exc:

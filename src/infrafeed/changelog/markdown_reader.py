@@ -92,99 +92,71 @@ def split_at(pieces: Sequence[Piece], mark: str) -> tuple[list[Piece], list[Piec
 
 def read_nodes(pieces: Sequence[Piece], line: int, warn: Warn) -> tuple[Node, ...]:
     """Entry nodes for an inline run; what they cannot hold is kept as text and reported."""
-    return tuple(_merge(_Reader(line, warn).pieces(pieces)))
 
-
-class _Reader:
-    def __init__(self, line: int, warn: Warn) -> None:
-        self.line = line
-        self.warn = warn
-
-    def pieces(self, pieces: Sequence[Piece]) -> list[Node]:
+    def run(pieces: Sequence[Piece]) -> tuple[Node, ...]:
         out: list[Node] = []
-        run: list[str] = []
+        texts: list[str] = []  # adjacent text, read at once: a link may span text nodes
         for piece in pieces:
-            text = text_of(piece)
-            if text is not None:
-                run.append(text)
-                continue
-            out.extend(self.plain("".join(run)))
-            run.clear()
-            assert isinstance(piece, SyntaxTreeNode)
-            out.extend(self.node(piece))
-        out.extend(self.plain("".join(run)))
-        return out
+            if isinstance(piece, str) or piece.type == "text":
+                texts.append(piece if isinstance(piece, str) else piece.content)
+            else:
+                out += [*plain("".join(texts)), *node(piece)]
+                texts.clear()
+        out += plain("".join(texts))
+        merged: list[Node] = []
+        for found in out:
+            if isinstance(found, Text) and merged and isinstance(merged[-1], Text):
+                merged[-1] = Text(merged[-1].text + found.text)
+            elif not isinstance(found, Text) or found.text:
+                merged.append(found)
+        return tuple(merged)
 
-    def node(self, node: SyntaxTreeNode) -> list[Node]:
-        kind = node.type
+    def node(node: SyntaxTreeNode) -> tuple[Node, ...]:
+        kind, children = node.type, run(node.children)
         if kind == "text_special":
-            return [Text(node.content)]
+            return (Text(node.content),)
         if kind == "code_inline":
-            return [Code(node.content)]
+            return (Code(node.content),)
         if kind in ("softbreak", "hardbreak"):
-            return [Text("\n")]
-        if kind == "em":
-            return [Emphasis(tuple(_merge(self.pieces(node.children))))]
-        if kind == "strong":
-            return [Strong(tuple(_merge(self.pieces(node.children))))]
+            return (Text("\n"),)
+        if kind in ("em", "strong"):
+            return ((Emphasis if kind == "em" else Strong)(children),)
         if kind == "link":
-            children = tuple(_merge(self.pieces(node.children)))
             href = str(node.attrs.get("href", ""))
             problem = check_reference(href)
-            if problem is not None:
-                self.warn(
-                    self.line, f"link target '{href}' is refused ({problem}); its text is kept"
-                )
-                return list(children)
-            return [Link(children, href)]
-        if kind == "image":
-            alt = _merge(self.pieces(node.children))
-            described = to_text(tuple(alt))
-            self.warn(self.line, f"image '{described}' is not imported; its text is kept")
-            return alt
-        if kind == "html_inline":
-            self.warn(self.line, f"inline HTML {node.content!r} is kept as text")
-            return [Text(node.content)]
-        self.warn(self.line, f"{kind} is not imported; its text is kept")
-        return [Text(node.content)]
+            if problem is None:
+                return (Link(children, href),)
+            warn(line, f"link target '{href}' is refused ({problem}); its text is kept")
+        elif kind == "image":
+            warn(line, f"image '{to_text(children)}' is not imported; its text is kept")
+        elif kind == "html_inline":
+            warn(line, f"inline HTML {node.content!r} is kept as text")
+            return (Text(node.content),)
+        else:
+            warn(line, f"{kind} is not imported; its text is kept")
+            return (Text(node.content),)
+        return children
 
-    def plain(self, text: str) -> list[Node]:
+    def plain(text: str) -> list[Node]:
         """Plain text, with the original site's links that have spaces in their targets."""
         out: list[Node] = []
-        kept: list[str] = []  # the parts that stay text, checked for broken links below
         position = 0
         for found in _LENIENT_LINK.finditer(text):
-            if check_reference(found.group(2).strip()) is not None:
-                continue
-            kept.append(text[position : found.start()])
-            out.append(Text(kept[-1]))
-            out.append(Link((Text(found.group(1)),), found.group(2).strip()))
-            position = found.end()
-        kept.append(text[position:])
-        out.append(Text(kept[-1]))
-        for part in kept:
-            for broken in _BROKEN_LINK.finditer(part):
-                self.broken(part, broken.start())
+            url = found.group(2).strip()
+            if check_reference(url) is None:
+                out += [Text(text[position : found.start()]), Link((Text(found.group(1)),), url)]
+                position = found.end()
+        out.append(Text(text[position:]))
+        for part in out:  # what stays text: a link in it is broken
+            for broken in _BROKEN_LINK.finditer(part.text if isinstance(part, Text) else ""):
+                whole = _LENIENT_LINK.match(broken.string, broken.start())
+                if whole is not None:
+                    url = whole.group(2).strip()
+                    problem = check_reference(url)
+                    warn(line, f"link target '{url}' is refused ({problem}); kept as text")
+                else:
+                    snippet = broken.string[broken.start() : broken.start() + 80]
+                    warn(line, f"malformed link {snippet!r} is kept as text")
         return out
 
-    def broken(self, text: str, start: int) -> None:
-        whole = _LENIENT_LINK.match(text, start)
-        if whole is not None:
-            url = whole.group(2).strip()
-            problem = check_reference(url)
-            self.warn(self.line, f"link target '{url}' is refused ({problem}); kept as text")
-        else:
-            snippet = text[start : start + 80]
-            self.warn(self.line, f"malformed link {snippet!r} is kept as text")
-
-
-def _merge(nodes: Sequence[Node]) -> list[Node]:
-    merged: list[Node] = []
-    for node in nodes:
-        if isinstance(node, Text) and not node.text:
-            continue
-        if isinstance(node, Text) and merged and isinstance(merged[-1], Text):
-            merged[-1] = Text(merged[-1].text + node.text)
-        else:
-            merged.append(node)
-    return merged
+    return run(pieces)

@@ -18,7 +18,7 @@ from anyascii import anyascii
 
 MAX_SLUG = 60  # models.Slug allows 80: short enough to read, with room for a "-NN" suffix
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
-_PAGE_SUFFIXES = (".html", ".htm", ".md", ".mdx")
+_PAGE_SUFFIX = re.compile(r"\.(?:html?|mdx?)$", re.I)
 
 
 def slugify(text: str) -> str:
@@ -43,15 +43,8 @@ def slugify(text: str) -> str:
 
 def page_slug(reference: str) -> str:
     """A slug of a page's last path segment: ".../41-cuda-gemm算子/" -> "41-cuda-gemm-suan-zi"."""
-    path = unquote(urlsplit(reference).path)
-    segments = [segment for segment in PurePosixPath(path).parts if segment not in ("/", "")]
-    if not segments:
-        return ""
-    last = segments[-1]
-    for suffix in _PAGE_SUFFIXES:
-        if last.lower().endswith(suffix):
-            last = last[: -len(suffix)]
-    return slugify(last)
+    last = PurePosixPath(unquote(urlsplit(reference).path)).name
+    return slugify(_PAGE_SUFFIX.sub("", last))
 
 
 class IdMinter:
