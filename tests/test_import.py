@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import os
 import shutil
 from pathlib import Path
@@ -49,15 +50,15 @@ def release_files(entries: Path) -> dict[str, bytes]:
 MARKDOWN_FIELDS = {"context", "summary", "text", "details", "rows"}
 
 
-def without_ids(changelog: Changelog) -> list[tuple[str, Any]]:
-    """Releases as data, ids left out, inline Markdown in its canonical spelling.
+def as_data(changelog: Changelog) -> list[tuple[str, Any]]:
+    """Releases as data, ids included, inline Markdown in its canonical spelling.
 
     "[x](/a b)" and "[x](</a b>)" are one link: the importer writes the second.
     """
 
     def strip(value: Any, markdown: bool = False) -> Any:
         if isinstance(value, dict):
-            return {k: strip(v, k in MARKDOWN_FIELDS) for k, v in value.items() if k != "id"}
+            return {k: strip(v, k in MARKDOWN_FIELDS) for k, v in value.items()}
         if isinstance(value, list):
             return [strip(v, markdown) for v in value]
         if markdown and isinstance(value, str):
@@ -193,8 +194,8 @@ def test_round_trips(entries: Path, tmp_path: Path) -> None:
     report = import_page(page, imported_entries)
     assert report.warnings == ()
     imported = load(imported_entries)
-    # entries -> page -> import: the same entries apart from the generated ids.
-    assert without_ids(imported) == without_ids(original)
+    # entries -> page -> import: the same entries, ids included.
+    assert as_data(imported) == as_data(original)
     # page -> import -> page: the same page.
     assert render_page(imported) == page.read_bytes()
 
@@ -313,6 +314,18 @@ NO_MODULE = (
             id="empty-title",
         ),
         pytest.param(
+            "## 2026-11-07\n\n### Nội dung mới\n\n"
+            '- a <!-- infrafeed id="x" -->\n- b <!-- infrafeed id="x" -->\n'
+            '- c <!-- infrafeed id="Y" -->\n',
+            [
+                "page.md:6: id: 'x' is already used for a 'new' change on 2026-11-07; "
+                "give this change its own id",
+                "page.md:7: note.id: 'Y' is not a slug: use 1-80 lowercase ASCII letters, digits "
+                "and single hyphens, e.g. 'cuda-reduce-optimization'",
+            ],
+            id="bad-ids",
+        ),
+        pytest.param(
             "Chỉ có lời dẫn.\n",
             [
                 "page.md: page: has no release to import: no heading such as '## 2026-11-07' "
@@ -390,6 +403,20 @@ def test_an_article_after_notes_keeps_the_page_order() -> None:
         (0, 1, 2, "Module 2 · CUDA lên sóng:"),
         (1, 0, 2, None),
     ]
+
+
+def test_ids_and_a_notes_title_given_on_the_page_are_kept() -> None:
+    page = (
+        "## 2026-11-07\n\n### Nội dung mới\n\n<!-- infrafeed group module=2 -->\n\n"
+        "- **Bài:** 1.1 Mở đầu\n"
+        '- **Bài:** 1.2 Phần hai <!-- infrafeed id="mo-dau" -->\n'
+        '- Cập nhật README <!-- infrafeed id="readme" title="README mới" -->\n'
+    )
+    (release,) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
+    group = release.release.groups[0]
+    # The page's ids are taken first: a minted id steps around them.
+    assert [a.id for a in group.articles] == ["mo-dau-2", "mo-dau"]
+    assert [(n.id, n.title) for n in group.notes] == [("readme", "README mới")]
 
 
 def test_a_title_like_a_number_and_a_note_like_an_article_survive(tmp_path: Path) -> None:
@@ -511,6 +538,7 @@ MD = MARKDOWN.filter(markdown_ok)
 @st.composite
 def changelogs(draw: st.DrawFn) -> Changelog:
     releases = []
+    ids = itertools.count()  # unique, as the loader requires of a day's changes of a kind
     for day, sequence in draw(
         st.lists(
             st.sampled_from([("2026-03-05", 1), ("2026-03-05", 2), ("2026-03-01", 1)]),
@@ -524,7 +552,7 @@ def changelogs(draw: st.DrawFn) -> Changelog:
             module = draw(st.sampled_from([None, 1, 2]))
             articles = tuple(
                 Article(
-                    id=f"a{i}",
+                    id=f"a{next(ids)}",
                     module=draw(st.sampled_from([None, 2])) if module else 1,
                     chapter=draw(st.sampled_from([None, 3])),
                     number=draw(st.sampled_from([None, "1.2", "3"])),
@@ -532,12 +560,13 @@ def changelogs(draw: st.DrawFn) -> Changelog:
                     summary=draw(st.none() | MD),
                     page=draw(st.none() | PAGES),
                 )
-                for i in range(draw(st.integers(0, 2)))
+                for _ in range(draw(st.integers(0, 2)))
             )
             notes = tuple(
                 Note(
-                    id=f"n{i}",
+                    id=f"n{next(ids)}",
                     module=draw(st.sampled_from([None, 1])),
+                    title=draw(st.none() | LINE),
                     text=draw(st.one_of(MD, MD.map(lambda t: f"Bài: {t}"))),
                     summary=draw(st.none() | MD),
                     details=tuple(draw(st.lists(MD, max_size=2))),
@@ -551,7 +580,7 @@ def changelogs(draw: st.DrawFn) -> Changelog:
                         )
                     ),
                 )
-                for i in range(draw(st.integers(0 if articles else 1, 2)))
+                for _ in range(draw(st.integers(0 if articles else 1, 2)))
             )
             groups.append(
                 Group(
@@ -588,7 +617,7 @@ def test_generated_changelogs_round_trip(changelog: Changelog) -> None:
     # text, and a line break inside code as a space (see page_markdown's known
     # limits): only then may the entries differ.
     if not beyond_commonmark(changelog):
-        assert without_ids(again) == without_ids(changelog)
+        assert as_data(again) == as_data(changelog)
 
 
 def beyond_commonmark(changelog: Changelog) -> bool:

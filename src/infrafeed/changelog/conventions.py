@@ -5,12 +5,12 @@ Release headings: ``## 2026-11-07`` for the first release of a day and
 github-slugger makes of its text, and "2026-11-07 (2)" becomes
 ``2026-11-07-2``: the anchor ``loader.ReleaseFile.anchor`` gives the feed items.
 
-Annotations: what the entries hold but the page does not show (a group's
-module and chapter, an article's own module, a note's page) rides along in
-HTML comments, which the site renders invisibly::
+Annotations: what the entries hold but the page does not show (ids, a
+group's module and chapter, an article's own module, a note's title and
+page) rides along in HTML comments, which the site renders invisibly::
 
     <!-- infrafeed group module=4 chapter=6 -->    on its own line: starts a group
-    - **Bài:** 2.1 PagedAttention <!-- infrafeed chapter=2 -->    at the end of a bullet
+    - **Bài:** 2.1 PagedAttention <!-- infrafeed id="paged-attention" chapter=2 -->
 
 A value is a whole number, ``true``, or a JSON string. No value contains two
 hyphens in a row (``-`` is then written ``\\u002d``), because ``--`` would end

@@ -39,6 +39,15 @@ class ImportedRelease:
 def to_releases(page: ParsedPage, site: Site, source: str) -> list[ImportedRelease]:
     """Validated releases, in the page's order; raise :class:`PageError` with every error."""
     mapper = _Mapper(site, source)
+    for found in page.releases:  # the page's ids first: minted ones are chosen around them
+        for group in found.groups:
+            for item in (*group.articles, *group.notes):
+                given = item.fields.get("id")
+                if isinstance(given, str) and not mapper.ids.claim((found.day, group.kind), given):
+                    message = (
+                        f"'{given}' is already used for a '{group.kind}' change on {found.day}"
+                    )
+                    mapper.error(item.line, "id", f"{message}; give this change its own id")
     imported = []
     for found in page.releases:
         release = mapper.release(found)
@@ -137,7 +146,8 @@ class _Mapper:
     def article(self, item: PageItem, scope: object, module: int | None) -> Article | None:
         page, title = item.data["page"] or "", item.data["title"]
         data = {
-            "id": self.ids.mint(scope, page_slug(page), slugify(title), fallback="article"),
+            "id": item.fields.get("id")
+            or self.ids.mint(scope, page_slug(page), slugify(title), fallback="article"),
             "module": module,
             "chapter": item.fields.get("chapter"),
             **item.data,
@@ -153,8 +163,10 @@ class _Mapper:
             module = found if found != group_module else None
         table = item.data.get("table")
         data = {
-            "id": self.ids.mint(scope, slugify(_plain(item.data["text"])), fallback="note"),
+            "id": item.fields.get("id")
+            or self.ids.mint(scope, slugify(_plain(item.data["text"])), fallback="note"),
             "module": module,
+            "title": item.fields.get("title"),
             "page": item.fields.get("page"),
             **item.data,
             "details": tuple(item.data.get("details", ())) or None,

@@ -110,7 +110,9 @@ class _Section:
             line += SEPARATOR + self.markdown(article.summary, 2, line_start=False)
         # A title that starts like a number is "unnumbered": no number is read back.
         unnumbered = article.number is None and ARTICLE_NUMBER.match(article.title) is not None
-        fields = _present(module=article.module, chapter=article.chapter, unnumbered=unnumbered)
+        fields = _present(
+            id=article.id, module=article.module, chapter=article.chapter, unnumbered=unnumbered
+        )
         return [_bullet(line, fields)]
 
     def note(self, note: Note) -> list[str]:
@@ -119,7 +121,10 @@ class _Section:
             line += SEPARATOR + self.markdown(note.summary, 2, line_start=False)
         # A note that starts like an article's bullet says it is a note.
         like_article = inline.to_text(self.rf.nodes(note.text)).casefold().startswith(self.starts)
-        out = [_bullet(line, _present(module=note.module, page=note.page, note=like_article))]
+        fields = _present(
+            id=note.id, module=note.module, title=note.title, page=note.page, note=like_article
+        )
+        out = [_bullet(line, fields)]
         out += [f"  - {self.markdown(detail, 4)}" for detail in note.details]
         if note.table is not None:
             header = " | ".join(
@@ -138,8 +143,7 @@ class _Section:
 
 
 def _bullet(line: str, fields: dict[str, AnnotationValue]) -> str:
-    annotation = f" {format_annotation(fields)}" if fields else ""
-    return f"- {line}{annotation}"
+    return f"- {line} {format_annotation(fields)}"
 
 
 def _present(**fields: AnnotationValue | None) -> dict[str, AnnotationValue]:

@@ -39,8 +39,8 @@ _LISTS = ("bullet_list", "ordered_list")
 # What an annotation may hold, and of which type.
 _KEYS: dict[str, dict[str, type]] = {
     "group": {"module": int, "chapter": int},
-    "article": {"module": int, "chapter": int, "unnumbered": bool},
-    "note": {"module": int, "page": str, "note": bool},
+    "article": {"id": str, "module": int, "chapter": int, "unnumbered": bool},
+    "note": {"id": str, "module": int, "title": str, "page": str, "note": bool},
 }
 
 

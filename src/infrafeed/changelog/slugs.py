@@ -63,3 +63,10 @@ class IdMinter:
             slug = f"{base}-{number}"
         taken.add(slug)
         return slug
+
+    def claim(self, scope: object, slug: str) -> bool:
+        """Take ``slug`` as the page gives it; False when it is taken already."""
+        taken = self.taken.setdefault(scope, set())
+        fresh = slug not in taken
+        taken.add(slug)
+        return fresh
