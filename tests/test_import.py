@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA, SHIPPED_ENTRIES, SMALL_SITE, RunCli
+from infrafeed.build import build
 from infrafeed.changelog.importer import import_page
 from infrafeed.changelog.mapping import to_releases
 from infrafeed.changelog.page import render_page
@@ -198,6 +199,18 @@ def test_round_trips(entries: Path, tmp_path: Path) -> None:
     assert as_data(imported) == as_data(original)
     # page -> import -> page: the same page.
     assert render_page(imported) == page.read_bytes()
+
+
+def test_the_built_page_of_the_shipped_entries_imports_to_the_same_files(
+    site_only: Path, tmp_path: Path
+) -> None:
+    """build -> import gives the shipped release files back byte for byte, ids included."""
+    out = tmp_path / "out"
+    build(SHIPPED_ENTRIES, out)
+    report = import_page(out / SITE.page.path, site_only)
+    assert report.warnings == ()
+    assert release_files(site_only) == release_files(SHIPPED_ENTRIES)
+    assert len(release_files(SHIPPED_ENTRIES)) == 36
 
 
 def test_shipped_round_trip_counts(tmp_path: Path, run_cli: RunCli) -> None:
