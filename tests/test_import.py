@@ -23,7 +23,7 @@ from infrafeed.errors import PageError
 from infrafeed.source import inline
 from infrafeed.source.loader import Changelog, ReleaseFile, load, load_site, release_name
 from infrafeed.source.models import KINDS as KIND_NAMES
-from infrafeed.source.models import Article, Group, Note, Release, Table
+from infrafeed.source.models import Article, Group, Note, Release, Site, Table
 
 IMPORT = DATA / "import"
 PAGE = IMPORT / "original-style.md"
@@ -230,7 +230,8 @@ def test_shipped_round_trip_counts(tmp_path: Path, run_cli: RunCli) -> None:
 
 KINDS = (
     "'Nội dung mới', 'Điều chỉnh nội dung', 'Điều chỉnh cấu trúc', 'Cập nhật lớn', "
-    "'Cải thiện nội dung', 'Dự án lên sóng', 'Khởi tạo dự án'"
+    "'Cải thiện nội dung', 'Dự án lên sóng', 'Khởi tạo dự án', and each may name more "
+    '(e.g. [kinds.new] headings = ["Tin mới"])'
 )
 NO_MODULE = (
     "has no module: link it to a page in a module's section of the site, start its group's "
@@ -446,6 +447,37 @@ def test_a_title_like_a_number_and_a_note_like_an_article_survive(tmp_path: Path
         ("2.1", "Dấu hai chấm toàn độ rộng"),
     ]
     assert [n.text for n in group.notes] == ["Bài: một ghi chú"]
+
+
+@pytest.mark.parametrize(
+    ("heading", "kind"),
+    [
+        ("Nội dung mới", "new"), ("Khởi tạo dự án", "init"),
+        ("新增内容", "new"), ("内容调整", "revised"), ("结构调整", "restructured"),
+        ("重大更新", "major"), ("内容优化", "improved"), ("项目上线", "launch"),
+        ("项目初始化", "init"),
+        ("Added", "new"), ("Changed", "revised"), ("Deprecated", "restructured"),
+        ("Removed", "restructured"), ("Fixed", "revised"), ("Security", "revised"),
+        ("added:", "new"), ("✨ 新增内容：", "new"),
+    ],
+)  # fmt: skip
+def test_kind_headings_of_three_languages_need_no_settings(heading: str, kind: str) -> None:
+    page = f"## 2026-11-07\n\n### {heading}\n\n- Cập nhật README\n"
+    (release,) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
+    assert release.release.groups[0].kind == kind
+
+
+def test_the_settings_name_more_kind_headings_and_win_over_the_built_in_ones() -> None:
+    data = SITE.model_dump()
+    data["kinds"]["new"]["headings"] = ("Tin mới",)
+    data["kinds"]["improved"]["headings"] = ("Fixed", "Sửa lỗi")
+    site = Site.model_validate(data)
+    page = (
+        "## 2026-11-07\n\n### Tin mới\n\n- a\n\n### Fixed\n\n- b\n\n"
+        "### Sửa lỗi\n\n- c\n\n### Changed\n\n- d\n"
+    )
+    (release,) = to_releases(read_page(page, "page.md", site), site, "page.md")
+    assert [g.kind for g in release.release.groups] == ["new", "improved", "improved", "revised"]
 
 
 # -- files and the command line ----------------------------------------------------------

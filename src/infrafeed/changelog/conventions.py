@@ -26,12 +26,25 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..source.models import Kind
+
 AnnotationValue = int | str | bool
 
 SEPARATOR = " | "  # between an item's title or text and its summary
 COLONS = (":", "：")  # after the article label; the second is the full-width colon of CJK pages
 # An article's label on the page is "number title": "6.1 Tổng quan ...".
 ARTICLE_NUMBER = re.compile(r"^([0-9]+(?:\.[0-9]+)*)\s+(\S.*)$", re.S)
+# Kind headings a page to import may use without settings: the shipped site's
+# Vietnamese, the original site's Chinese, and Keep a Changelog's English.
+HEADINGS: dict[Kind, tuple[str, ...]] = {
+    "new": ("Nội dung mới", "新增内容", "新增", "Added", "New"),
+    "revised": ("Điều chỉnh nội dung", "内容调整", "内容修订", "Changed", "Fixed", "Security"),
+    "restructured": ("Điều chỉnh cấu trúc", "结构调整", "Removed", "Deprecated", "Restructured"),
+    "major": ("Cập nhật lớn", "重大更新", "Major", "Major changes", "Breaking changes"),
+    "improved": ("Cải thiện nội dung", "内容优化", "优化", "Improved", "Improvements"),
+    "launch": ("Dự án lên sóng", "项目上线", "上线", "Launch", "Launched"),
+    "init": ("Khởi tạo dự án", "项目初始化", "初始化", "Init", "Initial release"),
+}
 
 _SEQUENCE = re.compile(r"\s*\((\d{1,3})\)$")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -40,9 +53,9 @@ _FIELD = re.compile(r'\s+([a-z_]+)=(true|[0-9]+|"(?:[^"\\]|\\.)*")')
 
 
 def fold(text: str) -> str:
-    """A label or heading as compared: NFC, case folded, single spaces, no colon at the end."""
-    text = unicodedata.normalize("NFC", " ".join(text.split())).casefold()
-    return text.rstrip("".join(COLONS)).rstrip()
+    """A heading as compared: NFC, case folded, no emoji, single spaces, no colon at the end."""
+    text = "".join(c for c in unicodedata.normalize("NFC", text) if unicodedata.category(c) != "So")
+    return " ".join(text.split()).casefold().rstrip("".join(COLONS)).rstrip()
 
 
 def release_heading(day: dt.date, sequence: int) -> str:

@@ -25,6 +25,7 @@ from ..source.models import Kind, Site
 from .conventions import (
     ARTICLE_NUMBER,
     COLONS,
+    HEADINGS,
     SEPARATOR,
     AnnotationError,
     AnnotationValue,
@@ -112,7 +113,11 @@ class _Reader:
     def __init__(self, source: str, site: Site) -> None:
         self.source = source
         self.site = site
-        self.kinds = {fold(label.heading): kind for kind, label in site.kinds.items()}
+        # The built-in headings, then the site's, which win where both name one heading.
+        named = {kind: (label.heading, *label.headings) for kind, label in site.kinds.items()}
+        self.kinds = {
+            fold(n): kind for names in (HEADINGS, named) for kind in names for n in names[kind]
+        }
         self.labels = tuple(_case(site.page.article_label) + colon for colon in COLONS)
         self.releases: list[PageRelease] = []
         self.errors: list[Problem] = []
@@ -193,7 +198,8 @@ class _Reader:
             elif kind is None:
                 known = ", ".join(f"'{label.heading}'" for label in self.site.kinds.values())
                 message = f"unknown change heading '{text}'; site.toml's kinds are {known}"
-                self.error(line, "heading", message)
+                example = f'e.g. [kinds.new] headings = ["{text}"]'
+                self.error(line, "heading", f"{message}, and each may name more ({example})")
                 self.skip = 3
             else:
                 self.kind, self.items = (kind, line, text), 0
