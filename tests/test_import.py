@@ -419,6 +419,41 @@ def test_an_article_after_notes_keeps_the_page_order() -> None:
     ]
 
 
+def test_a_bold_label_over_nested_links_introduces_their_group_of_articles() -> None:
+    prerequisites = "/AIInfraGuide/prerequisites/模块一-前置知识/transformer"
+    outline = "**[模块一 · 前置知识](/AIInfraGuide/prerequisites)**（6 章）：[编程语言基础](/x)"
+    page = (
+        "## 2026-04-16\n\n### 新增内容\n\n"
+        "- **Transformer 系列文章**：\n"
+        f"  - [Transformer 架构入门]({prerequisites}/Transformer架构快速入门)\n"
+        f"  - [3.1 AI Infra 工程师为什么必须懂 Transformer]({prerequisites}/31-x) | 为什么\n"
+        "- **文章：** [3.3 Self-Attention 机制深入理解](/AIInfraGuide/prerequisites/x/33)\n"
+        "- **课程资料**：150+ 篇详细子文章上线\n"
+        "- **知识库框架全面升级**：细化四大学习模块\n"
+        f"  - {outline}\n"
+        "- 涵盖公司包括：\n"
+        "  - 字节跳动\n"
+        "- Article: 1.1 English <!-- infrafeed module=2 -->\n"
+    )
+    (release,) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
+    series, rest, english = release.release.groups
+    # The label is the group's context; the links are its articles, in module 1 by their pages.
+    assert (series.context, series.module, series.notes) == ("**Transformer 系列文章**：", 1, ())
+    assert [(a.number, a.title, a.summary) for a in series.articles] == [
+        (None, "Transformer 架构入门", None),
+        ("3.1", "AI Infra 工程师为什么必须懂 Transformer", "为什么"),
+    ]
+    # "文章：" and "Article:" are article labels too; a label with text after it is a note,
+    # and so is a label whose nested bullets are not links: they are its details.
+    assert [a.title for a in rest.articles] == ["Self-Attention 机制深入理解"]
+    assert [(n.text, n.details) for n in rest.notes] == [
+        ("**课程资料**：150+ 篇详细子文章上线", ()),
+        ("**知识库框架全面升级**：细化四大学习模块", (outline,)),
+        ("涵盖公司包括：", ("字节跳动",)),
+    ]
+    assert [(a.number, a.title, a.module) for a in english.articles] == [("1.1", "English", 2)]
+
+
 def test_ids_and_a_notes_title_given_on_the_page_are_kept() -> None:
     page = (
         "## 2026-11-07\n\n### Nội dung mới\n\n<!-- infrafeed group module=2 -->\n\n"
@@ -612,7 +647,11 @@ def changelogs(draw: st.DrawFn) -> Changelog:
                     id=f"n{next(ids)}",
                     module=draw(st.sampled_from([None, 1])),
                     title=draw(st.none() | LINE),
-                    text=draw(st.one_of(MD, MD.map(lambda t: f"Bài: {t}"))),
+                    text=draw(
+                        st.one_of(
+                            MD, st.tuples(st.sampled_from(("Bài: ", "文章：", "ARTICLE:")), MD)
+                        ).map(lambda t: t if isinstance(t, str) else "".join(t))
+                    ),
                     summary=draw(st.none() | MD),
                     details=tuple(draw(st.lists(MD, max_size=2))),
                     page=draw(st.none() | PAGES),

@@ -34,6 +34,9 @@ SEPARATOR = " | "  # between an item's title or text and its summary
 COLONS = (":", "：")  # after the article label; the second is the full-width colon of CJK pages
 # An article's label on the page is "number title": "6.1 Tổng quan ...".
 ARTICLE_NUMBER = re.compile(r"^([0-9]+(?:\.[0-9]+)*)\s+(\S.*)$", re.S)
+# Labels that start an article's bullet besides the site's own (see page_format):
+# the shipped site's, the original site's and English.
+ARTICLE_LABELS = ("Bài", "文章", "Article")
 # Kind headings a page to import may use without settings: the shipped site's
 # Vietnamese, the original site's Chinese, and Keep a Changelog's English.
 HEADINGS: dict[Kind, tuple[str, ...]] = {

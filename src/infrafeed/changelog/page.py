@@ -19,6 +19,7 @@ from ..source import inline
 from ..source.loader import Changelog, ReleaseFile
 from ..source.models import Article, Group, Note, Site
 from .conventions import (
+    ARTICLE_LABELS,
     ARTICLE_NUMBER,
     COLONS,
     SEPARATOR,
@@ -79,7 +80,8 @@ class _Section:
         self.rf = rf
         self.resolve = _page_reference(site)
         self.article_label = plain_markdown(site.page.article_label)
-        self.starts = tuple(site.page.article_label.casefold() + c for c in COLONS)
+        labels = (site.page.article_label, *ARTICLE_LABELS)
+        self.starts = tuple(label.casefold() + colon for label in labels for colon in COLONS)
 
     def group(self, group: Group, new_kind: bool) -> list[str]:
         out: list[str] = []

@@ -23,6 +23,7 @@ from ..errors import Problem
 from ..source import inline
 from ..source.models import Kind, Site
 from .conventions import (
+    ARTICLE_LABELS,
     ARTICLE_NUMBER,
     COLONS,
     HEADINGS,
@@ -118,7 +119,8 @@ class _Reader:
         self.kinds = {
             fold(n): kind for names in (HEADINGS, named) for kind in names for n in names[kind]
         }
-        self.labels = tuple(_case(site.page.article_label) + colon for colon in COLONS)
+        labels = (site.page.article_label, *ARTICLE_LABELS)
+        self.labels = tuple(_case(label) + colon for label in labels for colon in COLONS)
         self.releases: list[PageRelease] = []
         self.errors: list[Problem] = []
         self.warnings: list[Problem] = []
@@ -267,12 +269,15 @@ class _Reader:
                 good[key] = value
         return good
 
-    def item(self, node: SyntaxTreeNode) -> None:
+    def item(self, node: SyntaxTreeNode, *, linked: bool = False) -> None:
+        """A bullet: an article when labelled, or ``linked`` and a link; else a note."""
         line, blocks = _line(node), node.children
         if not self.has_text(node):
             return
         pieces, fields = self.annotated(strip_edges(_inline(blocks[0])), line)
         body = None if fields and fields.get("note") is True else self.after_label(pieces)
+        if body is None and linked and fields is None and self.article_like(node, linked=True):
+            body = pieces
         if body is not None:
             self.article(body, fields or {}, blocks[1:], line)
         else:
@@ -334,8 +339,12 @@ class _Reader:
         head, tail = split_at(pieces, SEPARATOR.strip())
         text = self.markdown(head, line)
         nested = [item for block in rest if block.type in _LISTS for item in block.children]
-        if fields is None and any(self.is_article(item) for item in nested):
-            self.context_bullet(text, rest, line)
+        # A bullet that introduces nested articles: some have the article label, or
+        # it is only a label ("**Transformer 系列文章**：") and each of them a link.
+        label = tail is None and text[-1:] in COLONS
+        linked = label and all(self.article_like(item, linked=True) for item in nested)
+        if fields is None and nested and (linked or any(map(self.article_like, nested))):
+            self.context_bullet(text, rest, line, linked=linked)
             return
         details: list[str] = []
         table = None
@@ -350,18 +359,24 @@ class _Reader:
         data = {"text": text, "summary": summary or None, "details": details, "table": table}
         self.add(line, self.checked(fields or {}, "note", line), data, note=True)
 
-    def is_article(self, item: SyntaxTreeNode) -> bool:
+    def article_like(self, item: SyntaxTreeNode, *, linked: bool = False) -> bool:
+        """A bullet with the article label or, when ``linked``, one whose title is a link."""
         first = item.children[0] if item.children else None
-        paragraph = first if first is not None and first.type == "paragraph" else None
-        return self.after_label(strip_edges(_inline(paragraph))) is not None
+        pieces = strip_edges(_inline(first if first and first.type == "paragraph" else None))
+        head = split_at(pieces, SEPARATOR.strip())[0]
+        nodes = read_nodes(strip_edges(head), 0, lambda *_: None)
+        link = len(nodes) == 1 and isinstance(nodes[0], inline.Link)
+        return self.after_label(pieces) is not None or (linked and link)
 
-    def context_bullet(self, text: str, rest: Sequence[SyntaxTreeNode], line: int) -> None:
+    def context_bullet(
+        self, text: str, rest: Sequence[SyntaxTreeNode], line: int, *, linked: bool
+    ) -> None:
         """The original style: a bullet that introduces the articles nested under it."""
         self.start_group(line, None, text)
         for block in rest:
             if block.type in _LISTS:
                 for item in block.children:
-                    self.item(item)
+                    self.item(item, linked=linked)
             else:
                 self.warn(_line(block), f"{_described(block)} in a bullet is not imported")
         self.end_group()
