@@ -381,6 +381,14 @@ def test_page_errors(page: str, expected: list[str]) -> None:
             id="malformed-link",
         ),
         pytest.param(
+            "- **社区入口**：新增[wx交流群]((/AIInfraGuide/about/author))，欢迎加入",
+            [
+                "page.md:5: warning: malformed link '[wx交流群]((/AIInfraGuide/about/author))' "
+                "(two pairs of parentheses); its text is kept"
+            ],
+            id="doubled-parentheses",
+        ),
+        pytest.param(
             "- Cập nhật README\n\n      code\n",
             ["page.md:7: warning: code block in a bullet is not imported"],
             id="code-block",
@@ -394,6 +402,18 @@ def test_page_errors(page: str, expected: list[str]) -> None:
 )
 def test_what_cannot_be_mapped_is_reported(body: str, expected: list[str]) -> None:
     assert warnings_of(f"## 2026-11-07\n\n### Nội dung mới\n\n{body}\n") == expected
+
+
+def test_a_link_in_two_pairs_of_parentheses_stays_text() -> None:
+    page = (
+        "## 2026-04-17\n\n### 新增内容\n\n"
+        "- **社区入口**：新增[wx交流群]((/AIInfraGuide/about/author))，欢迎大家加入讨论\n"
+        "- [A target](<(in parentheses)>) written so on purpose\n"
+    )
+    (release,) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
+    typo, on_purpose = release.release.groups[0].notes
+    assert typo.text == "**社区入口**：新增wx交流群，欢迎大家加入讨论"
+    assert on_purpose.text == "[A target](<(in parentheses)>) written so on purpose"
 
 
 def test_the_intro_is_checked_against_the_settings() -> None:

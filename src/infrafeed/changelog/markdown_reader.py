@@ -124,9 +124,17 @@ def read_nodes(pieces: Sequence[Piece], line: int, warn: Warn) -> tuple[Node, ..
         if kind == "link":
             href = str(node.attrs.get("href", ""))
             problem = check_reference(href)
-            if problem is None:
+            source = node  # the paragraph's Markdown as written, to tell "((/a))" from "(<(/a)>)"
+            while source.parent is not None and source.type != "inline":
+                source = source.parent
+            # "[x]((/a))", a typo of the original site, would link to "…/(/a)".
+            if href.startswith("(") and f"]({href})" in source.content:
+                shown = f"[{to_text(children)}]({href})"
+                warn(line, f"malformed link {shown!r} (two pairs of parentheses); its text is kept")
+            elif problem is None:
                 return (Link(children, href),)
-            warn(line, f"link target '{href}' is refused ({problem}); its text is kept")
+            else:
+                warn(line, f"link target '{href}' is refused ({problem}); its text is kept")
         elif kind == "image":
             warn(line, f"image '{to_text(children)}' is not imported; its text is kept")
         elif kind == "html_inline":
