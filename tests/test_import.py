@@ -416,6 +416,32 @@ def test_a_link_in_two_pairs_of_parentheses_stays_text() -> None:
     assert on_purpose.text == "[A target](<(in parentheses)>) written so on purpose"
 
 
+@pytest.mark.parametrize(
+    ("heading", "anchor"),
+    [
+        ("2026-04-14", "2026-04-14"),
+        ("2026/04/14", "2026-04-14"),
+        ("14 Apr 2026", "2026-04-14"),
+        ("April 14, 2026", "2026-04-14"),
+        ("Tuesday, 14 April 2026 (2)", "2026-04-14-2"),
+        ("2026年4月14日", "2026-04-14"),
+        ("2026 年 4 月 14 日 (3)", "2026-04-14-3"),
+    ],
+)
+def test_release_dates_in_common_forms(heading: str, anchor: str) -> None:
+    page = f"## {heading}\n\n### Nội dung mới\n\n- x\n"
+    (release,) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
+    assert release_name(release.release.date, release.sequence) == anchor
+
+
+@pytest.mark.parametrize("heading", ["April 2026", "1.2.0", "14/04", "Phiên bản 2", "2026"])
+def test_a_release_heading_without_a_whole_date_is_an_error(heading: str) -> None:
+    assert problems_of(f"## {heading}\n\n### Nội dung mới\n\n- x\n") == [
+        f"page.md:1: heading: '{heading}' is not a release heading: write its date, "
+        "'## 2026-11-07', or '## 2026-11-07 (2)' for the second release of a day"
+    ]
+
+
 def test_the_intro_is_checked_against_the_settings() -> None:
     intro = SITE.page.intro
     assert warnings_of(f"{intro}\n\n## 2026-11-07\n\n### Nội dung mới\n\n- x\n") == []

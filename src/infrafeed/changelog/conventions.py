@@ -26,6 +26,8 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from dateutil import parser as dateparser
+
 from ..source.models import Kind
 
 AnnotationValue = int | str | bool
@@ -51,6 +53,8 @@ HEADINGS: dict[Kind, tuple[str, ...]] = {
 
 _SEQUENCE = re.compile(r"\s*\((\d{1,3})\)$")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_CJK_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日?")
+_YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")  # "1.2.0" is a version, not 2000-01-02
 _ANNOTATION = re.compile(r"^<!--\s*infrafeed\b(?P<body>.*?)\s*-->$", re.S)
 _FIELD = re.compile(r'\s+([a-z_]+)=(true|[0-9]+|"(?:[^"\\]|\\.)*")')
 
@@ -67,7 +71,7 @@ def release_heading(day: dt.date, sequence: int) -> str:
 
 
 def parse_release_heading(text: str) -> tuple[dt.date, int | None]:
-    """``(2026-11-07, None)`` for "2026-11-07", ``(2026-11-07, 2)`` for "2026-11-07 (2)".
+    """``(2026-11-07, None)`` for "2026-11-07" or "7 Nov 2026", ``(…, 2)`` for "2026-11-07 (2)".
 
     Raises ValueError with the message for the page's author.
     """
@@ -89,12 +93,23 @@ def parse_release_heading(text: str) -> tuple[dt.date, int | None]:
 
 
 def _date(text: str) -> dt.date | None:
-    if not _ISO_DATE.fullmatch(text):
+    if _ISO_DATE.fullmatch(text):
+        try:
+            return dt.date.fromisoformat(text)
+        except ValueError:
+            raise ValueError(f"'{text}' is not a valid date") from None
+    cjk = _CJK_DATE.fullmatch(text)
+    text = "-".join(cjk.groups()) if cjk else text
+    if not _YEAR.search(text):
         return None
     try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise ValueError(f"'{text}' is not a valid date") from None
+        # dateutil fills in what the text leaves out from its default: with two
+        # defaults that share nothing, only a text that names year, month and day
+        # gives one date.
+        days = {dateparser.parse(text, default=dt.datetime(y, y, y)).date() for y in (1, 2)}
+    except (ValueError, OverflowError):
+        return None
+    return days.pop() if len(days) == 1 else None
 
 
 @dataclass(frozen=True)
