@@ -28,6 +28,8 @@ from infrafeed.source.models import Article, Group, Note, Release, Site, Table
 IMPORT = DATA / "import"
 PAGE = IMPORT / "original-style.md"
 EXPECTED = IMPORT / "expected"
+ZH_PAGE = IMPORT / "original-zh.md"
+ZH_EXPECTED = IMPORT / "expected-zh"
 SITE = load_site(SHIPPED_ENTRIES)
 
 
@@ -84,17 +86,64 @@ def warnings_of(text: str) -> list[str]:
 # -- the original site's page ----------------------------------------------------------
 
 
-def test_fixture_page_golden_entries(site_only: Path) -> None:
+@pytest.mark.parametrize(("page", "expected"), [(PAGE, EXPECTED), (ZH_PAGE, ZH_EXPECTED)])
+def test_fixture_page_golden_entries(site_only: Path, page: Path, expected: Path) -> None:
     """Byte for byte. INFRAFEED_REGEN_GOLDEN=1 rewrites them: read the diff before committing."""
-    import_page(PAGE, site_only)
+    import_page(page, site_only)
     written = release_files(site_only)
     if os.environ.get("INFRAFEED_REGEN_GOLDEN") == "1":
-        shutil.rmtree(EXPECTED, ignore_errors=True)
+        shutil.rmtree(expected, ignore_errors=True)
         for relative, data in written.items():
-            (EXPECTED / relative).parent.mkdir(parents=True, exist_ok=True)
-            (EXPECTED / relative).write_bytes(data)
+            (expected / relative).parent.mkdir(parents=True, exist_ok=True)
+            (expected / relative).write_bytes(data)
         pytest.skip("golden release files regenerated")
-    assert written == release_files(EXPECTED)
+    assert written == release_files(expected)
+
+
+def test_the_original_chinese_page_imports_under_the_shipped_settings(site_only: Path) -> None:
+    """The original site's own page (caomaolufei/AIInfraGuide, docs/posts/update-log.md,
+    2026-04-14 to 04-28) as it stands, less its intro paragraph (which is not the shipped
+    settings' intro, and would be reported so): no configuration, one warning."""
+    report = import_page(ZH_PAGE, site_only)
+    assert [str(w) for w in report.warnings] == [
+        f"{ZH_PAGE.as_posix()}:85: warning: malformed link "
+        "'[wx交流群]((/AIInfraGuide/about/author))' (two pairs of parentheses); its text is kept"
+    ]
+    changelog = load(site_only)
+    kinds = {rf.anchor: [g.kind for g in rf.release.groups] for rf in changelog.releases}
+    assert kinds == {
+        **{day: ["new"] for day in ("2026-04-28", "2026-04-27", "2026-04-26", "2026-04-25",
+                                    "2026-04-24", "2026-04-23", "2026-04-21", "2026-04-20",
+                                    "2026-04-18")},
+        "2026-04-17": ["new", "improved"],
+        "2026-04-16": ["major", "new", "new"],
+        "2026-04-15": ["launch"],
+        "2026-04-14": ["init"],
+    }  # fmt: skip
+    articles = [
+        (rf.anchor, g.module, a.number, a.title)
+        for rf in changelog.releases
+        for g in rf.release.groups
+        for a in g.articles
+    ]
+    assert len(articles) == 14
+    assert articles[0] == ("2026-04-28", 1, None, "🔥 集群通信网络与NCCL：分布式训练的通信骨架")
+    assert articles[6:8] == [
+        ("2026-04-21", 1, "3.6", "LayerNorm与残差连接深入理解"),
+        ("2026-04-21", 1, "3.7", "Transformer Decoder Block完整解析"),
+    ]
+    # "**Transformer 系列文章**：" over three links: a group of three articles.
+    series = changelog.releases[10].release.groups[1]
+    assert series.context == "**Transformer 系列文章**："
+    assert [(a.number, a.title) for a in series.articles] == [
+        (None, "Transformer 架构入门"),
+        ("3.1", "AI Infra 工程师为什么必须懂 Transformer"),
+        ("3.2", "Transformer 全貌及代码实现"),
+    ]
+    # The malformed link stayed text; nothing links to ".../(/AIInfraGuide/about/author)".
+    community = changelog.releases[9].release.groups[0].notes[2]
+    assert community.text == "**社区入口**：新增wx交流群，欢迎大家加入讨论"
+    assert "((" not in "".join(p.read_text("utf-8") for p in site_only.rglob("*.toml"))
 
 
 def test_fixture_page_imports_into_entries_that_check_accepts(
