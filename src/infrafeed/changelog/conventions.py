@@ -1,20 +1,17 @@
 """The changelog page's own conventions, shared by its writer and its importer.
 
-Release headings: ``## 2026-11-07`` for the first release of a day and
-``## 2026-11-07 (2)`` for the second. Astro gives every heading the id that
-github-slugger makes of its text, and "2026-11-07 (2)" becomes
-``2026-11-07-2``: the anchor ``loader.ReleaseFile.anchor`` gives the feed items.
+Release headings: ``## 2026-11-07``, and ``## 2026-11-07 (2)`` for a day's
+second release, whose id on the site (github-slugger) is ``2026-11-07-2``:
+the anchor ``loader.ReleaseFile.anchor`` gives the feed items.
 
-Annotations: what the entries hold but the page does not show (ids, a
-group's module and chapter, an article's own module, a note's title and
-page) rides along in HTML comments, which the site renders invisibly::
+Annotations: what the entries hold but the page does not show (ids, modules,
+chapters, a note's title and page) rides along in HTML comments::
 
     <!-- infrafeed group module=4 chapter=6 -->    on its own line: starts a group
     - **Bài:** 2.1 PagedAttention <!-- infrafeed id="paged-attention" chapter=2 -->
 
-A value is a whole number, ``true``, or a JSON string. No value contains two
-hyphens in a row (``-`` is then written ``\\u002d``), because ``--`` would end
-the comment early for some Markdown parsers.
+A value is a whole number, ``true``, or a JSON string in which ``--`` (which
+would end the comment for some Markdown parsers) is written ``-\\u002d``.
 """
 
 from __future__ import annotations
@@ -36,8 +33,8 @@ SEPARATOR = " | "  # between an item's title or text and its summary
 COLONS = (":", "：")  # after the article label; the second is the full-width colon of CJK pages
 # An article's label on the page is "number title": "6.1 Tổng quan ...".
 ARTICLE_NUMBER = re.compile(r"^([0-9]+(?:\.[0-9]+)*)\s+(\S.*)$", re.S)
-# Labels that start an article's bullet besides the site's own (see page_format):
-# the shipped site's, the original site's and English.
+# Labels that start an article's bullet besides the site's own: the shipped
+# site's, the original site's and English.
 ARTICLE_LABELS = ("Bài", "文章", "Article")
 # Kind headings a page to import may use without settings: the shipped site's
 # Vietnamese, the original site's Chinese, and Keep a Changelog's English.
@@ -146,7 +143,10 @@ def parse_annotation(html: str) -> Annotation | None:
         key, raw = found.groups()
         if key in fields:
             raise AnnotationError(f"'{key}' is given twice")
-        fields[key] = True if raw == "true" else int(raw) if raw.isdigit() else _string(raw)
+        try:  # the pattern makes a quoted value a JSON string
+            fields[key] = True if raw == "true" else int(raw) if raw.isdigit() else json.loads(raw)
+        except ValueError as exc:
+            raise AnnotationError(f"{raw[:60]} is not a valid quoted string: {exc}") from None
         position = found.end()
     if body[position:].strip():
         raise AnnotationError(
@@ -154,12 +154,3 @@ def parse_annotation(html: str) -> Annotation | None:
             'module=4, chapter=6, page="https://..."'
         )
     return Annotation(group, fields)
-
-
-def _string(raw: str) -> str:
-    try:
-        value = json.loads(raw)
-    except ValueError as exc:
-        raise AnnotationError(f"{raw[:60]} is not a valid quoted string: {exc}") from None
-    assert isinstance(value, str)
-    return value

@@ -1,9 +1,7 @@
 """``infrafeed import``: a changelog page in Markdown becomes release files in ``entries/``.
 
-Everything is read and validated before anything is written, and an existing
-release file is replaced only when the caller says so. Each file is written
-to a temporary name in its folder and moved into place, so a reader of
-``entries/`` never sees half a file.
+All is read and validated before anything is written; an existing release file
+is replaced only when asked to; each file is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -72,9 +70,8 @@ def import_page(page: Path, entries: Path, *, overwrite: bool = False) -> Import
                 f"{path}: {problem}; release files written before it: {done}"
             ) from None
         articles = sum(len(group.articles) for group in release.groups)
-        written.append(
-            Written(path.as_posix(), articles, sum(len(g.notes) for g in release.groups))
-        )
+        notes = sum(len(group.notes) for group in release.groups)
+        written.append(Written(path.as_posix(), articles, notes))
     return ImportReport(tuple(written), tuple(parsed.warnings))
 
 

@@ -1,13 +1,10 @@
 """Turn a read changelog page into validated releases: modules, ids, models.
 
-What the page does not show is taken from its annotations when it has them
-(a page ``infrafeed build`` wrote has one on every group), else inferred
-from what it shows, and never guessed beyond that: a group's module from a
-context line that starts with "Module 4"; an article's module from its
-page, when that lies in a module's section of the site (``/cuda/...`` is
-module 2); a note's module from a text that starts with "Module 3". An
-article whose module cannot be known is an error that says how to give it
-one. Chapters are never inferred ("Chương 1 và 2" names two).
+What the page does not show comes from its annotations, else from what it
+shows, never guessed beyond that: a module from a context line or note that
+starts with "Module 4", or from an article's page in a module's section of
+the site (``/cuda/...`` is module 2). Chapters are never inferred ("Chương 1
+và 2" names two). Ids not on the page are minted from titles and pages.
 """
 
 from __future__ import annotations
@@ -27,11 +24,15 @@ from .reader import PageGroup, PageItem, PageRelease, ParsedPage
 from .slugs import IdMinter, page_slug, slugify
 
 M = TypeVar("M", bound=BaseModel)
+_NO_RELEASE = "has no release to import: no heading such as '## 2026-11-07' with changes under it"
+_NO_MODULE = (
+    "has no module: link it to a page in a module's section of the site, start its group's "
+    "context line with '{} N', or add <!-- infrafeed group module=N --> under its heading"
+)
 
 
 @dataclass(frozen=True)
 class ImportedRelease:
-    line: int  # of its heading on the page
     sequence: int  # 1, or N for the N-th release of its day
     release: Release
 
@@ -42,23 +43,18 @@ def to_releases(page: ParsedPage, site: Site, source: str) -> list[ImportedRelea
     for found in page.releases:  # the page's ids first: minted ones are chosen around them
         for group in found.groups:
             for item in (*group.articles, *group.notes):
-                given = item.fields.get("id")
-                if isinstance(given, str) and not mapper.ids.claim((found.day, group.kind), given):
-                    message = (
-                        f"'{given}' is already used for a '{group.kind}' change on {found.day}"
-                    )
-                    mapper.error(item.line, "id", f"{message}; give this change its own id")
+                given, kind = item.fields.get("id"), group.kind
+                if isinstance(given, str) and not mapper.ids.claim((found.day, kind), given):
+                    used = f"'{given}' is already used for a '{kind}' change on {found.day}"
+                    mapper.error(item.line, "id", f"{used}; give this change its own id")
     imported = []
     for found in page.releases:
         release = mapper.release(found)
         if release is not None:
-            imported.append(ImportedRelease(found.line, found.sequence, release))
+            imported.append(ImportedRelease(found.sequence, release))
     errors = page.errors + mapper.errors
     if not page.releases and not errors:
-        message = (
-            "has no release to import: no heading such as '## 2026-11-07' with changes under it"
-        )
-        errors.append(Problem(source, "page", message))
+        errors.append(Problem(source, "page", _NO_RELEASE))
     if errors:
         raise PageError(errors, source)
     return imported
@@ -77,8 +73,7 @@ def _present(data: dict[str, Any]) -> dict[str, Any]:
 
 class _Mapper:
     def __init__(self, site: Site, source: str) -> None:
-        self.site = site
-        self.source = source
+        self.site, self.source = site, source
         self.errors: list[Problem] = []
         self.ids = IdMinter()
         self.modules: dict[int, int | None] = {}  # id(PageGroup) -> its module
@@ -113,22 +108,13 @@ class _Mapper:
         if not exact and module is None and len(set(own)) == 1 and None not in own:
             module, own = own[0], [None] * len(own)  # every article says it: the group's module
         self.modules[id(page)] = module
+        scope, articles = (release.day, page.kind), []
         for item, article_module in zip(page.articles, own, strict=True):
             # A module already reported as unknown needs no second error.
             if article_module is None and module is None and "module" not in fields:
-                self.error(
-                    item.line,
-                    "article",
-                    f"'{item.data['title'][:60]}' has no module: link it to a page in a "
-                    f"module's section of the site, start its group's context line with "
-                    f"'{self.site.labels.module} N', or add "
-                    "<!-- infrafeed group module=N --> under its heading",
-                )
-        scope = (release.day, page.kind)
-        articles = [
-            self.article(item, scope, article_module)
-            for item, article_module in zip(page.articles, own, strict=True)
-        ]
+                how = _NO_MODULE.format(self.site.labels.module)
+                self.error(item.line, "article", f"'{item.data['title'][:60]}' {how}")
+            articles.append(self.article(item, scope, article_module))
         notes = [self.note(item, scope, exact, module) for item in page.notes]
         if None in articles or None in notes:
             return None
@@ -144,14 +130,9 @@ class _Mapper:
         return module
 
     def article(self, item: PageItem, scope: object, module: int | None) -> Article | None:
-        page, title = item.data["page"] or "", item.data["title"]
-        data = {
-            "id": item.fields.get("id")
-            or self.ids.mint(scope, page_slug(page), slugify(title), fallback="article"),
-            "module": module,
-            "chapter": item.fields.get("chapter"),
-            **item.data,
-        }
+        slugs = page_slug(item.data["page"] or ""), slugify(item.data["title"])
+        data = {"module": module, "chapter": item.fields.get("chapter"), **item.data}
+        data["id"] = item.fields.get("id") or self.ids.mint(scope, *slugs, fallback="article")
         return self.validated(Article, _present(data), item.line)
 
     def note(
@@ -161,17 +142,9 @@ class _Mapper:
         if module is None and not exact and "module" not in item.fields:
             found = self.text_module(item.data["text"])
             module = found if found != group_module else None
-        table = item.data.get("table")
-        data = {
-            "id": item.fields.get("id")
-            or self.ids.mint(scope, slugify(_plain(item.data["text"])), fallback="note"),
-            "module": module,
-            "title": item.fields.get("title"),
-            "page": item.fields.get("page"),
-            **item.data,
-            "details": tuple(item.data.get("details", ())) or None,
-            "table": {"header": table[0], "rows": table[1]} if table else None,
-        }
+        fields, slug = item.fields, slugify(_plain(item.data["text"]))
+        data = {"module": module, "title": fields.get("title"), "page": fields.get("page")}
+        data |= {**item.data, "id": fields.get("id") or self.ids.mint(scope, slug, fallback="note")}
         return self.validated(Note, _present(data), item.line)
 
     def known(self, module: AnnotationValue | None, line: int) -> int | None:
@@ -200,7 +173,7 @@ class _Mapper:
         return None
 
     def validated(self, model: type[M], data: dict[str, Any], line: int) -> M | None:
-        what = {Release: "release", Group: "group", Article: "article", Note: "note"}[model]
+        what = model.__name__.lower()  # "article"
         try:
             return model.model_validate(data)
         except ValidationError as exc:

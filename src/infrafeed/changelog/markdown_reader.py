@@ -1,15 +1,12 @@
 """Reading a changelog page's inline Markdown back into entry nodes.
 
-The page is parsed with markdown-it-py, a CommonMark implementation, so the
-importer sees what the site shows: escapes, code spans, emphasis written with
-``*`` or ``_``, links with ``<...>`` destinations. The original site's pages
-also hold links that CommonMark does not accept, with spaces in the target
-(``[Lộ trình](/AIInfraGuide/guides/AI Infra学习路线)``); those are read as links
-too. What cannot be carried by the entries' small inline syntax (images, HTML,
-a broken link) is kept as text and reported.
-
-Escaped characters stay separate tokens (``text_join`` is off), so that an
-escaped ``\\|`` or ``\\:`` is never taken for the page's own punctuation.
+markdown-it-py (CommonMark) parses the page, so the importer sees what the
+site shows. The original site also writes links with spaces in the target
+(``[Lộ trình](/AIInfraGuide/guides/AI Infra学习路线)``), which CommonMark
+refuses: those are read as links too. What the entries' inline syntax cannot
+carry (images, HTML, a broken link) is kept as text and reported. Escaped
+characters stay separate tokens (``text_join`` is off), so that an escaped
+``\\|`` or ``\\:`` is never taken for the page's own punctuation.
 """
 
 from __future__ import annotations
@@ -51,9 +48,7 @@ def markdown_parser() -> MarkdownIt:
 
 def text_of(piece: Piece) -> str | None:
     """The plain text of a piece that is unescaped text, else None."""
-    if isinstance(piece, str):
-        return piece
-    return piece.content if piece.type == "text" else None
+    return piece if isinstance(piece, str) else piece.content if piece.type == "text" else None
 
 
 def strip_edges(pieces: Sequence[Piece]) -> list[Piece]:

@@ -1,11 +1,9 @@
 """The changelog page of the site, written from the entries: one source for page and feeds.
 
-A Markdown blog post for the Astro site: front matter, the intro line, then
-each release newest first under a ``## YYYY-MM-DD`` heading whose id is the
-anchor the feed items link to, its groups under ``### <kind heading>``, each
-group's context line and one bullet per article or note, ``---`` between
-releases. What the page does not show rides along in invisible annotations
-(see ``conventions``), so that ``infrafeed import`` reads back the same entries.
+A Markdown blog post for the Astro site: front matter, the intro, then each release
+newest first (``## YYYY-MM-DD``, the feed items' anchor), its groups under ``### <kind
+heading>``: context line, one bullet per article or note. What the page does not show
+rides along in annotations (see ``conventions``), so ``infrafeed import`` reads it back.
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Callable, Sequence
+from functools import partial
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from ..source import inline
@@ -68,16 +67,14 @@ def release_section(site: Site, rf: ReleaseFile) -> str:
     return "\n".join(out)
 
 
-def _yaml_string(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+_yaml_string = partial(json.dumps, ensure_ascii=False)
 
 
 class _Section:
     """Writes the groups of one release; what its bullets share is worked out once."""
 
     def __init__(self, site: Site, rf: ReleaseFile) -> None:
-        self.site = site
-        self.rf = rf
+        self.site, self.rf = site, rf
         self.resolve = _page_reference(site)
         self.article_label = plain_markdown(site.page.article_label)
         labels = (site.page.article_label, *ARTICLE_LABELS)
@@ -90,8 +87,7 @@ class _Section:
             out += [f"### {plain_markdown(heading, line_start=False)}", ""]
         # Every group gets its annotation: it marks where the group starts, and says
         # that nothing about it is to be inferred when the page is imported.
-        fields = _present(module=group.module, chapter=group.chapter)
-        out += [format_annotation(fields, group=True), ""]
+        out += [format_annotation(_fields(group, "module", "chapter"), group=True), ""]
         if group.context:
             out += [self.markdown(group.context), ""]
         bullets = [self.article(a) for a in group.articles]
@@ -112,10 +108,7 @@ class _Section:
             line += SEPARATOR + self.markdown(article.summary, 2, line_start=False)
         # A title that starts like a number is "unnumbered": no number is read back.
         unnumbered = article.number is None and ARTICLE_NUMBER.match(article.title) is not None
-        fields = _present(
-            id=article.id, module=article.module, chapter=article.chapter, unnumbered=unnumbered
-        )
-        return [_bullet(line, fields)]
+        return [_bullet(line, _fields(article, "id", "module", "chapter", unnumbered=unnumbered))]
 
     def note(self, note: Note) -> list[str]:
         line = self.markdown(note.text, 2)
@@ -123,10 +116,7 @@ class _Section:
             line += SEPARATOR + self.markdown(note.summary, 2, line_start=False)
         # A note that starts like an article's bullet says it is a note.
         like_article = inline.to_text(self.rf.nodes(note.text)).casefold().startswith(self.starts)
-        fields = _present(
-            id=note.id, module=note.module, title=note.title, page=note.page, note=like_article
-        )
-        out = [_bullet(line, fields)]
+        out = [_bullet(line, _fields(note, "id", "module", "title", "page", note=like_article))]
         out += [f"  - {self.markdown(detail, 4)}" for detail in note.details]
         if note.table is not None:
             header = " | ".join(
@@ -148,9 +138,10 @@ def _bullet(line: str, fields: dict[str, AnnotationValue]) -> str:
     return f"- {line} {format_annotation(fields)}"
 
 
-def _present(**fields: AnnotationValue | None) -> dict[str, AnnotationValue]:
-    """The fields to annotate: those set (None and False are left out), in this order."""
-    return {key: value for key, value in fields.items() if value is not None and value is not False}
+def _fields(model: Article | Note | Group, *names: str, **more: bool) -> dict[str, AnnotationValue]:
+    """The annotation of ``model``: its fields ``names`` that are set, then ``more`` that hold."""
+    found = {name: getattr(model, name) for name in names} | more
+    return {key: value for key, value in found.items() if value is not None and value is not False}
 
 
 def _page_reference(site: Site) -> Callable[[str], str]:

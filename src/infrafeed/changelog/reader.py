@@ -1,12 +1,9 @@
 """Read a changelog page in Markdown: releases, kind headings, groups, articles and notes.
 
-The page is the one ``infrafeed build`` writes or a site's own in that form
-(see ``page``); the original site also introduces a group with a bullet
-whose nested bullets are its articles, and a table with the paragraph above
-it. This module reads structure and text, with the line of each; ``mapping``
-decides modules and ids, and validates. Errors (an unknown heading, a bad
-date) stop the import; warnings (a malformed link kept as text, a heading
-with nothing under it) are reported, and the rest is imported.
+The page ``infrafeed build`` writes, or a site's own in that form or the original
+site's. Only structure and text, with the line of each: ``mapping`` decides modules
+and ids, and validates. Errors (an unknown heading, a bad date) stop the import;
+warnings (a malformed link kept as text, an empty heading) are reported.
 """
 
 from __future__ import annotations
@@ -37,6 +34,14 @@ from .conventions import (
 from .markdown_reader import Piece, markdown_parser, read_nodes, split_at, strip_edges, text_of
 
 Fields = dict[str, AnnotationValue]
+_SECOND = (
+    "a second '## {0}' heading (the first is on line {1}); the page lists releases newest "
+    "first: write the upper one as '## {0} (2)'"
+)
+_NOT_INTRO = (
+    "text above the first release is not imported: the page's intro belongs in site.toml "
+    "[page] intro"
+)
 _LISTS = ("bullet_list", "ordered_list")
 # What an annotation may hold, and of which type.
 _KEYS: dict[str, dict[str, type]] = {
@@ -102,18 +107,13 @@ def _inline(node: SyntaxTreeNode | None) -> list[SyntaxTreeNode]:
     return list(content.children) if content else []
 
 
-def _described(block: SyntaxTreeNode) -> str:
-    return block.type.replace("_", " ")  # "code_block" -> "code block"
-
-
 def _case(text: str) -> str:
     return unicodedata.normalize("NFC", text).casefold()
 
 
 class _Reader:
     def __init__(self, source: str, site: Site) -> None:
-        self.source = source
-        self.site = site
+        self.source, self.site = source, site
         # The built-in headings, then the site's, which win where both name one heading.
         named = {kind: (label.heading, *label.headings) for kind, label in site.kinds.items()}
         self.kinds = {
@@ -164,7 +164,7 @@ class _Reader:
             elif block.type == "table":
                 self.warn(line, "a table not under a note or a paragraph is not imported")
             else:
-                self.warn(line, f"{_described(block)} is not imported")
+                self.warn(line, f"{block.type.replace('_', ' ')} is not imported")  # "code block"
 
     def heading(self, node: SyntaxTreeNode, line: int) -> None:
         level = int(node.tag[1:])
@@ -179,15 +179,9 @@ class _Reader:
                 self.skip = 2
                 return
             first = self.days.setdefault((day, sequence), line)
-            if first != line and sequence is None:
-                self.error(
-                    line,
-                    "heading",
-                    f"a second '## {day}' heading (the first is on line {first}); the page "
-                    f"lists releases newest first: write the upper one as '## {day} (2)'",
-                )
-            elif first != line:
-                self.error(line, "heading", f"'## {day} ({sequence})' appears twice")
+            if first != line:
+                twice = f"'## {day} ({sequence})' appears twice"
+                self.error(line, "heading", twice if sequence else _SECOND.format(day, first))
             self.release = PageRelease(line, day, sequence or 1)
         elif level == 3:
             self.end_kind()
@@ -206,20 +200,16 @@ class _Reader:
             else:
                 self.kind, self.items = (kind, line, text), 0
         elif level != 1 or self.started:  # a level-1 heading above the releases is the title
-            self.error(
-                line,
-                "heading",
-                f"'{'#' * level} {text}' is neither a release (##) nor a change kind (###) heading",
-            )
+            neither = "is neither a release (##) nor a change kind (###) heading"
+            self.error(line, "heading", f"'{'#' * level} {text}' {neither}")
 
     def in_kind(self, line: int) -> bool:
         """True when what starts on ``line`` may hold changes: it stands under a kind heading."""
         if self.release is None:
             self.warn(line, "text before the first release heading is not imported")
         elif self.kind is None:
-            heading = self.site.kinds["new"].heading
-            message = "stands under no change kind heading: put it under a ### heading such as"
-            self.error(line, "change", f"{message} '{heading}'")
+            such_as = f"put it under a ### heading such as '{self.site.kinds['new'].heading}'"
+            self.error(line, "change", f"stands under no change kind heading: {such_as}")
         return self.kind is not None
 
     def paragraph(self, node: SyntaxTreeNode, line: int) -> None:
@@ -227,11 +217,7 @@ class _Reader:
         group = self.group
         if self.release is None:
             if self.intro or markdown != self.site.page.intro:  # only the first can be the intro
-                self.warn(
-                    line,
-                    "text above the first release is not imported: the page's intro "
-                    "belongs in site.toml [page] intro",
-                )
+                self.warn(line, _NOT_INTRO)
             self.intro = True
         elif not self.in_kind(line) or not markdown:
             return
@@ -297,8 +283,7 @@ class _Reader:
             return pieces, None
         if annotation.group:
             self.warn(line, "a group annotation must stand on its own line; ignored")
-            return strip_edges(pieces[:-1]), None
-        return strip_edges(pieces[:-1]), dict(annotation.fields)
+        return strip_edges(pieces[:-1]), None if annotation.group else dict(annotation.fields)
 
     def after_label(self, pieces: list[Piece]) -> list[Piece] | None:
         """The bullet without its "Bài:" label, or None when it has none (a note)."""
@@ -339,25 +324,35 @@ class _Reader:
         head, tail = split_at(pieces, SEPARATOR.strip())
         text = self.markdown(head, line)
         nested = [item for block in rest if block.type in _LISTS for item in block.children]
-        # A bullet that introduces nested articles: some have the article label, or
-        # it is only a label ("**Transformer 系列文章**：") and each of them a link.
+        # The original style: a bullet that introduces the articles nested under it,
+        # when some have the article label, or when it is only a label
+        # ("**Transformer 系列文章**：") and each of them a link.
         label = tail is None and text[-1:] in COLONS
         linked = label and all(self.article_like(item, linked=True) for item in nested)
-        if fields is None and nested and (linked or any(map(self.article_like, nested))):
-            self.context_bullet(text, rest, line, linked=linked)
-            return
+        labelled = any(map(self.article_like, nested))
+        context = fields is None and bool(nested) and (linked or labelled)
+        if context:
+            self.start_group(line, None, text)
         details: list[str] = []
-        table = None
+        table: dict[str, Any] | None = None
         for block in rest:
-            if block.type in _LISTS:
+            if block.type in _LISTS and context:
+                for item in block.children:
+                    self.item(item, linked=linked)
+            elif block.type in _LISTS:
                 details.extend(self.details(block))
-            elif block.type == "table" and table is None:
+            elif block.type == "table" and table is None and not context:
                 table = self.table(block)
             else:
-                self.warn(_line(block), f"{_described(block)} in a bullet is not imported")
-        summary = self.markdown(tail, line) if tail is not None else None
-        data = {"text": text, "summary": summary or None, "details": details, "table": table}
-        self.add(line, self.checked(fields or {}, "note", line), data, note=True)
+                self.warn(
+                    _line(block), f"{block.type.replace('_', ' ')} in a bullet is not imported"
+                )
+        if context:
+            self.end_group()
+        else:
+            summary = (self.markdown(tail, line) if tail is not None else None) or None
+            data = {"text": text, "summary": summary, "details": tuple(details), "table": table}
+            self.add(line, self.checked(fields or {}, "note", line), data, note=True)
 
     def article_like(self, item: SyntaxTreeNode, *, linked: bool = False) -> bool:
         """A bullet with the article label or, when ``linked``, one whose title is a link."""
@@ -367,19 +362,6 @@ class _Reader:
         nodes = read_nodes(strip_edges(head), 0, lambda *_: None)
         link = len(nodes) == 1 and isinstance(nodes[0], inline.Link)
         return self.after_label(pieces) is not None or (linked and link)
-
-    def context_bullet(
-        self, text: str, rest: Sequence[SyntaxTreeNode], line: int, *, linked: bool
-    ) -> None:
-        """The original style: a bullet that introduces the articles nested under it."""
-        self.start_group(line, None, text)
-        for block in rest:
-            if block.type in _LISTS:
-                for item in block.children:
-                    self.item(item, linked=linked)
-            else:
-                self.warn(_line(block), f"{_described(block)} in a bullet is not imported")
-        self.end_group()
 
     def details(self, block: SyntaxTreeNode) -> list[str]:
         found = []
@@ -396,7 +378,7 @@ class _Reader:
         self.warn(_line(item), "a bullet without text is not imported")
         return False
 
-    def table(self, node: SyntaxTreeNode) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    def table(self, node: SyntaxTreeNode) -> dict[str, tuple[Any, ...]]:
         header: tuple[str, ...] = ()
         rows = []
         for part in node.children:
@@ -407,7 +389,7 @@ class _Reader:
                     header = tuple(text.strip() for text in texts)
                 else:
                     rows.append(tuple(self.markdown(_inline(c), line) for c in row.children))
-        return header, tuple(rows)
+        return {"header": header, "rows": tuple(rows)}
 
     def start_group(
         self, line: int, fields: Fields | None, context: str | None = None

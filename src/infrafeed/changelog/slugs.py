@@ -1,10 +1,8 @@
 """Ids for imported changes: ASCII slugs of a page name or a title, unique where ids must be.
 
-An id is chosen once, when a page is imported, and never derived again: the
-entries keep it. Vietnamese loses its diacritics ("Tổng quan" -> "tong-quan")
-and CJK becomes pinyin, one syllable per character ("实现" -> "shi-xian"),
-through ``anyascii`` (ISC licence, no dependencies, tables for all of
-Unicode). Emoji and other symbols are dropped rather than spelled out.
+Minted once, at import, then kept by the entries. ``anyascii`` drops Vietnamese
+diacritics ("Tổng quan" -> "tong-quan") and spells CJK in pinyin, a syllable per
+character ("实现" -> "shi-xian"); emoji and other symbols are dropped.
 """
 
 from __future__ import annotations
