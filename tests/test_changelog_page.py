@@ -23,8 +23,8 @@ from infrafeed.changelog.markdown import inline_markdown, link_destination, plai
 from infrafeed.changelog.markdown_reader import markdown_parser, read_nodes
 from infrafeed.changelog.page import assemble_page, release_section, render_page
 from infrafeed.source import inline
-from infrafeed.source.loader import Changelog, load
-from infrafeed.source.models import PageSettings
+from infrafeed.source.loader import Changelog, ReleaseFile, load
+from infrafeed.source.models import Group, Note, PageSettings, Release
 from infrafeed.source.urls import absolute
 from slugger import astro_heading_ids
 
@@ -248,6 +248,24 @@ def test_the_shipped_page_shows_every_release_article_and_note() -> None:
     assert page.count(b"\n---\n") == releases - 1 + 1  # between releases, and the front matter
     articles = sum(len(g.articles) for rf in changelog.releases for g in rf.release.groups)
     assert page.count("- **Bài:** ".encode()) == articles == 98
+
+
+def test_the_page_carries_every_items_id_and_a_notes_title() -> None:
+    changelog = load(SHIPPED_ENTRIES)
+    page = render_page(changelog).decode("utf-8")
+    items = [
+        item.id
+        for rf in changelog.releases
+        for group in rf.release.groups
+        for item in (*group.articles, *group.notes)
+    ]
+    assert re.findall(r' <!-- infrafeed id="([a-z0-9-]+)"[^>]* -->$', page, re.M) == items
+    note = Note(id="n", title='Tiêu đề "ngắn" -- một dòng', text="Ghi chú dài")
+    release = Release(date=dt.date(2026, 1, 2), groups=(Group(kind="new", notes=(note,)),))
+    section = release_section(changelog.site, ReleaseFile("2026-01-02.toml", 1, release))
+    assert section.splitlines()[6] == (
+        '- Ghi chú dài <!-- infrafeed id="n" title="Tiêu đề \\"ngắn\\" -\\u002d một dòng" -->'
+    )
 
 
 def test_article_links_on_the_page_are_single_commonmark_links() -> None:

@@ -320,6 +320,19 @@ def test_bad_site_settings(small_site: Path) -> None:
     ]
 
 
+def test_a_kind_heading_names_one_kind(small_site: Path) -> None:
+    site = small_site / "site.toml"
+    text = site.read_text(encoding="utf-8")
+    site.write_text(
+        text.replace("[kinds.new]\n", '[kinds.new]\nheadings = ["Added", "cải  THIỆN nội dung"]\n'),
+        "utf-8",
+    )
+    assert problems(small_site) == [
+        f"{small_site.as_posix()}/site.toml: (file): kinds: 'Cải thiện nội dung' is a heading "
+        "of both 'new' and 'improved'"
+    ]
+
+
 def test_missing_folder(tmp_path: Path) -> None:
     assert problems(tmp_path / "nope") == [f"{tmp_path / 'nope'}: (folder): no such folder"]
 

@@ -12,6 +12,7 @@ from collections import Counter
 import pytest
 
 from conftest import DATA, SHIPPED_ENTRIES
+from infrafeed.source import inline
 from infrafeed.source.loader import Changelog, load
 
 SOURCE = (DATA / "source" / "update-log.vi.txt").read_text(encoding="utf-8")
@@ -124,3 +125,40 @@ def test_a_revised_article_keeps_the_id_of_its_first_appearance(changelog: Chang
     # In module 4 no number was reused for another article, so one number, one id.
     assert {number: len(found) for (_, number), found in ids.items() if len(found) != 1} == {}
     assert len(ids) == 30
+
+
+def plain(markdown: str) -> str:
+    return inline.to_text(inline.parse(markdown))
+
+
+def test_every_bullet_of_the_text_is_a_change_of_its_own(changelog: Changelog) -> None:
+    """A bullet line of the changelog is a note or a group's context line, never a detail."""
+    shown: dict[str, set[str]] = {}
+    for rf in changelog.releases:
+        texts = shown.setdefault(rf.release.date.isoformat(), set())
+        for group in rf.release.groups:
+            texts.update(plain(t) for t in (group.context, *(n.text for n in group.notes)) if t)
+    day = ""
+    bullets = 0
+    for line in SOURCE.splitlines():
+        if DATE.match(line):
+            day = line
+        elif line.startswith("- ") and not ARTICLE_LINE.match(line):
+            bullets += 1
+            assert plain(line[2:].split(" | ")[0]) in shown[day], (day, line)
+    assert bullets == 21
+
+
+def test_the_launch_release_names_the_first_blog_post_second(changelog: Changelog) -> None:
+    """Reference facts: the first blog post is the second of the launch release's lines."""
+    (launch,) = (rf.release for rf in changelog.releases if rf.anchor == "2026-04-15")
+    notes = launch.groups[0].notes
+    assert [note.id for note in notes] == [
+        "site-launch",
+        "site-hello-world-post",
+        "site-learning-roadmap",
+        "site-ai-infra-introduction",
+    ]
+    assert notes[1].text == "Phát hành bài blog đầu tiên «Chào mừng đến với AIInfraGuide»"
+    assert notes[1].page == "https://caomaolufei.github.io/AIInfraGuide/blog/hello-world"
+    assert "发布首篇博客" in FACTS

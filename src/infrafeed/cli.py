@@ -82,7 +82,7 @@ def check(entries: Path) -> None:
     \b
     Example:
       $ infrafeed check
-      ok: 36 releases, 98 article changes, 22 notes; ...
+      ok: 36 releases, 98 article changes, 23 notes; ...
     """
     from .source.files import read_entries
     from .source.loader import validate

@@ -1,20 +1,17 @@
 """The changelog page's own conventions, shared by its writer and its importer.
 
-Release headings: ``## 2026-11-07`` for the first release of a day and
-``## 2026-11-07 (2)`` for the second. Astro gives every heading the id that
-github-slugger makes of its text, and "2026-11-07 (2)" becomes
-``2026-11-07-2``: the anchor ``loader.ReleaseFile.anchor`` gives the feed items.
+Release headings: ``## 2026-11-07``, and ``## 2026-11-07 (2)`` for a day's
+second release, whose id on the site (github-slugger) is ``2026-11-07-2``:
+the anchor ``loader.ReleaseFile.anchor`` gives the feed items.
 
-Annotations: what the entries hold but the page does not show (a group's
-module and chapter, an article's own module, a note's page) rides along in
-HTML comments, which the site renders invisibly::
+Annotations: what the entries hold but the page does not show (ids, modules,
+chapters, a note's title and page) rides along in HTML comments::
 
     <!-- infrafeed group module=4 chapter=6 -->    on its own line: starts a group
-    - **Bài:** 2.1 PagedAttention <!-- infrafeed chapter=2 -->    at the end of a bullet
+    - **Bài:** 2.1 PagedAttention <!-- infrafeed id="paged-attention" chapter=2 -->
 
-A value is a whole number, ``true``, or a JSON string. No value contains two
-hyphens in a row (``-`` is then written ``\\u002d``), because ``--`` would end
-the comment early for some Markdown parsers.
+A value is a whole number, ``true``, or a JSON string in which ``--`` (which
+would end the comment for some Markdown parsers) is written ``-\\u002d``.
 """
 
 from __future__ import annotations
@@ -22,20 +19,47 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from dateutil import parser as dateparser
+
+from ..source.models import Kind
 
 AnnotationValue = int | str | bool
 
 SEPARATOR = " | "  # between an item's title or text and its summary
 COLONS = (":", "：")  # after the article label; the second is the full-width colon of CJK pages
-
-_RELEASE_HEADING = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:\s*\((\d{1,3})\))?$")
 # An article's label on the page is "number title": "6.1 Tổng quan ...".
 ARTICLE_NUMBER = re.compile(r"^([0-9]+(?:\.[0-9]+)*)\s+(\S.*)$", re.S)
+# Labels that start an article's bullet besides the site's own: the shipped
+# site's, the original site's and English.
+ARTICLE_LABELS = ("Bài", "文章", "Article")
+# Kind headings a page to import may use without settings: the shipped site's
+# Vietnamese, the original site's Chinese, and Keep a Changelog's English.
+HEADINGS: dict[Kind, tuple[str, ...]] = {
+    "new": ("Nội dung mới", "新增内容", "新增", "Added", "New"),
+    "revised": ("Điều chỉnh nội dung", "内容调整", "内容修订", "Changed", "Fixed", "Security"),
+    "restructured": ("Điều chỉnh cấu trúc", "结构调整", "Removed", "Deprecated", "Restructured"),
+    "major": ("Cập nhật lớn", "重大更新", "Major", "Major changes", "Breaking changes"),
+    "improved": ("Cải thiện nội dung", "内容优化", "优化", "Improved", "Improvements"),
+    "launch": ("Dự án lên sóng", "项目上线", "上线", "Launch", "Launched"),
+    "init": ("Khởi tạo dự án", "项目初始化", "初始化", "Init", "Initial release"),
+}
 
+_SEQUENCE = re.compile(r"\s*\((\d{1,3})\)$")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_CJK_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日?")
+_YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")  # "1.2.0" is a version, not 2000-01-02
 _ANNOTATION = re.compile(r"^<!--\s*infrafeed\b(?P<body>.*?)\s*-->$", re.S)
 _FIELD = re.compile(r'\s+([a-z_]+)=(true|[0-9]+|"(?:[^"\\]|\\.)*")')
+
+
+def fold(text: str) -> str:
+    """A heading as compared: NFC, case folded, no emoji, single spaces, no colon at the end."""
+    text = "".join(c for c in unicodedata.normalize("NFC", text) if unicodedata.category(c) != "So")
+    return " ".join(text.split()).casefold().rstrip("".join(COLONS)).rstrip()
 
 
 def release_heading(day: dt.date, sequence: int) -> str:
@@ -43,12 +67,46 @@ def release_heading(day: dt.date, sequence: int) -> str:
     return day.isoformat() if sequence == 1 else f"{day.isoformat()} ({sequence})"
 
 
-def parse_release_heading(text: str) -> tuple[str, int | None] | None:
-    """``("2026-11-07", None)`` for "2026-11-07", ``("2026-11-07", 2)`` for "2026-11-07 (2)"."""
-    match = _RELEASE_HEADING.match(text.strip())
-    if match is None:
+def parse_release_heading(text: str) -> tuple[dt.date, int | None]:
+    """``(2026-11-07, None)`` for "2026-11-07" or "7 Nov 2026", ``(…, 2)`` for "2026-11-07 (2)".
+
+    Raises ValueError with the message for the page's author.
+    """
+    text = text.strip()
+    found = _SEQUENCE.search(text)
+    written = text[: found.start()] if found else text
+    day = _date(written)
+    if day is None:
+        raise ValueError(
+            f"'{text}' is not a release heading: write its date, '## 2026-11-07', "
+            "or '## 2026-11-07 (2)' for the second release of a day"
+        )
+    sequence = int(found.group(1)) if found else None
+    if sequence is not None and not 2 <= sequence <= 99:
+        raise ValueError(
+            f"'{text}': number a day's later releases from (2) to (99); the first is '## {written}'"
+        )
+    return day, sequence
+
+
+def _date(text: str) -> dt.date | None:
+    if _ISO_DATE.fullmatch(text):
+        try:
+            return dt.date.fromisoformat(text)
+        except ValueError:
+            raise ValueError(f"'{text}' is not a valid date") from None
+    cjk = _CJK_DATE.fullmatch(text)
+    text = "-".join(cjk.groups()) if cjk else text
+    if not _YEAR.search(text):
         return None
-    return match.group(1), int(match.group(2)) if match.group(2) else None
+    try:
+        # dateutil fills in what the text leaves out from its default: with two
+        # defaults that share nothing, only a text that names year, month and day
+        # gives one date.
+        days = {dateparser.parse(text, default=dt.datetime(y, y, y)).date() for y in (1, 2)}
+    except (ValueError, OverflowError):
+        return None
+    return days.pop() if len(days) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -62,22 +120,12 @@ class AnnotationError(ValueError):
 
 
 def format_annotation(fields: Mapping[str, AnnotationValue], *, group: bool = False) -> str:
-    parts = ["infrafeed"]
-    if group:
-        parts.append("group")
+    parts = ["infrafeed", *(["group"] if group else [])]
     for key, value in fields.items():
-        parts.append(f"{key}={_format_value(value)}")
+        if isinstance(value, str):
+            value = json.dumps(value, ensure_ascii=False).replace("--", "-\\u002d")
+        parts.append(f"{key}={'true' if value is True else value}")
     return f"<!-- {' '.join(parts)} -->"
-
-
-def _format_value(value: AnnotationValue) -> str:
-    if value is True:
-        return "true"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False).replace("--", "-\\u002d")
-    raise TypeError(f"cannot annotate {value!r}")
 
 
 def parse_annotation(html: str) -> Annotation | None:
@@ -86,19 +134,19 @@ def parse_annotation(html: str) -> Annotation | None:
     if match is None:
         return None
     body = match.group("body")
-    group = False
-    if re.match(r"\s+group\b", body):
-        group = True
-        body = body.lstrip()[len("group") :]
+    group = re.match(r"\s+group\b", body) is not None
+    position = len("group") + len(body) - len(body.lstrip()) if group else 0
     fields: dict[str, AnnotationValue] = {}
-    position = 0
-    for found in _FIELD.finditer(body):
+    for found in _FIELD.finditer(body, position):
         if found.start() != position:
             break
-        key, raw = found.group(1), found.group(2)
+        key, raw = found.groups()
         if key in fields:
             raise AnnotationError(f"'{key}' is given twice")
-        fields[key] = _parse_value(raw)
+        try:  # the pattern makes a quoted value a JSON string
+            fields[key] = True if raw == "true" else int(raw) if raw.isdigit() else json.loads(raw)
+        except ValueError as exc:
+            raise AnnotationError(f"{raw[:60]} is not a valid quoted string: {exc}") from None
         position = found.end()
     if body[position:].strip():
         raise AnnotationError(
@@ -106,16 +154,3 @@ def parse_annotation(html: str) -> Annotation | None:
             'module=4, chapter=6, page="https://..."'
         )
     return Annotation(group, fields)
-
-
-def _parse_value(raw: str) -> AnnotationValue:
-    if raw == "true":
-        return True
-    if raw.isdigit():
-        return int(raw)
-    try:
-        value = json.loads(raw)
-    except ValueError as exc:
-        raise AnnotationError(f"{raw[:60]} is not a valid quoted string: {exc}") from None
-    assert isinstance(value, str)
-    return value

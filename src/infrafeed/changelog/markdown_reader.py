@@ -1,15 +1,12 @@
 """Reading a changelog page's inline Markdown back into entry nodes.
 
-The page is parsed with markdown-it-py, a CommonMark implementation, so the
-importer sees what the site shows: escapes, code spans, emphasis written with
-``*`` or ``_``, links with ``<...>`` destinations. The original site's pages
-also hold links that CommonMark does not accept, with spaces in the target
-(``[Lộ trình](/AIInfraGuide/guides/AI Infra学习路线)``); those are read as links
-too. What cannot be carried by the entries' small inline syntax (images, HTML,
-a broken link) is kept as text and reported.
-
-Escaped characters stay separate tokens (``text_join`` is off), so that an
-escaped ``\\|`` or ``\\:`` is never taken for the page's own punctuation.
+markdown-it-py (CommonMark) parses the page, so the importer sees what the
+site shows. The original site also writes links with spaces in the target
+(``[Lộ trình](/AIInfraGuide/guides/AI Infra学习路线)``), which CommonMark
+refuses: those are read as links too. What the entries' inline syntax cannot
+carry (images, HTML, a broken link) is kept as text and reported. Escaped
+characters stay separate tokens (``text_join`` is off), so that an escaped
+``\\|`` or ``\\:`` is never taken for the page's own punctuation.
 """
 
 from __future__ import annotations
@@ -51,9 +48,7 @@ def markdown_parser() -> MarkdownIt:
 
 def text_of(piece: Piece) -> str | None:
     """The plain text of a piece that is unescaped text, else None."""
-    if isinstance(piece, str):
-        return piece
-    return piece.content if piece.type == "text" else None
+    return piece if isinstance(piece, str) else piece.content if piece.type == "text" else None
 
 
 def strip_edges(pieces: Sequence[Piece]) -> list[Piece]:
@@ -92,99 +87,79 @@ def split_at(pieces: Sequence[Piece], mark: str) -> tuple[list[Piece], list[Piec
 
 def read_nodes(pieces: Sequence[Piece], line: int, warn: Warn) -> tuple[Node, ...]:
     """Entry nodes for an inline run; what they cannot hold is kept as text and reported."""
-    return tuple(_merge(_Reader(line, warn).pieces(pieces)))
 
-
-class _Reader:
-    def __init__(self, line: int, warn: Warn) -> None:
-        self.line = line
-        self.warn = warn
-
-    def pieces(self, pieces: Sequence[Piece]) -> list[Node]:
+    def run(pieces: Sequence[Piece]) -> tuple[Node, ...]:
         out: list[Node] = []
-        run: list[str] = []
+        texts: list[str] = []  # adjacent text, read at once: a link may span text nodes
         for piece in pieces:
-            text = text_of(piece)
-            if text is not None:
-                run.append(text)
-                continue
-            out.extend(self.plain("".join(run)))
-            run.clear()
-            assert isinstance(piece, SyntaxTreeNode)
-            out.extend(self.node(piece))
-        out.extend(self.plain("".join(run)))
-        return out
+            if isinstance(piece, str) or piece.type == "text":
+                texts.append(piece if isinstance(piece, str) else piece.content)
+            else:
+                out += [*plain("".join(texts)), *node(piece)]
+                texts.clear()
+        out += plain("".join(texts))
+        merged: list[Node] = []
+        for found in out:
+            if isinstance(found, Text) and merged and isinstance(merged[-1], Text):
+                merged[-1] = Text(merged[-1].text + found.text)
+            elif not isinstance(found, Text) or found.text:
+                merged.append(found)
+        return tuple(merged)
 
-    def node(self, node: SyntaxTreeNode) -> list[Node]:
-        kind = node.type
+    def node(node: SyntaxTreeNode) -> tuple[Node, ...]:
+        kind, children = node.type, run(node.children)
         if kind == "text_special":
-            return [Text(node.content)]
+            return (Text(node.content),)
         if kind == "code_inline":
-            return [Code(node.content)]
+            return (Code(node.content),)
         if kind in ("softbreak", "hardbreak"):
-            return [Text("\n")]
-        if kind == "em":
-            return [Emphasis(tuple(_merge(self.pieces(node.children))))]
-        if kind == "strong":
-            return [Strong(tuple(_merge(self.pieces(node.children))))]
+            return (Text("\n"),)
+        if kind in ("em", "strong"):
+            return ((Emphasis if kind == "em" else Strong)(children),)
         if kind == "link":
-            children = tuple(_merge(self.pieces(node.children)))
             href = str(node.attrs.get("href", ""))
             problem = check_reference(href)
-            if problem is not None:
-                self.warn(
-                    self.line, f"link target '{href}' is refused ({problem}); its text is kept"
-                )
-                return list(children)
-            return [Link(children, href)]
-        if kind == "image":
-            alt = _merge(self.pieces(node.children))
-            described = to_text(tuple(alt))
-            self.warn(self.line, f"image '{described}' is not imported; its text is kept")
-            return alt
-        if kind == "html_inline":
-            self.warn(self.line, f"inline HTML {node.content!r} is kept as text")
-            return [Text(node.content)]
-        self.warn(self.line, f"{kind} is not imported; its text is kept")
-        return [Text(node.content)]
+            source = node  # the paragraph's Markdown as written, to tell "((/a))" from "(<(/a)>)"
+            while source.parent is not None and source.type != "inline":
+                source = source.parent
+            # "[x]((/a))", a typo of the original site, would link to "…/(/a)".
+            if href.startswith("(") and f"]({href})" in source.content:
+                shown = f"[{to_text(children)}]({href})"
+                warn(line, f"malformed link {shown!r} (two pairs of parentheses); its text is kept")
+            elif problem is None:
+                return (Link(children, href),)
+            else:
+                warn(line, f"link target '{href}' is refused ({problem}); its text is kept")
+        elif kind == "image":
+            warn(line, f"image '{to_text(children)}' is not imported; its text is kept")
+        elif kind == "html_inline":
+            warn(line, f"inline HTML {node.content!r} is kept as text")
+            return (Text(node.content),)
+        else:
+            warn(line, f"{kind} is not imported; its text is kept")
+            return (Text(node.content),)
+        return children
 
-    def plain(self, text: str) -> list[Node]:
+    def plain(text: str) -> list[Node]:
         """Plain text, with the original site's links that have spaces in their targets."""
         out: list[Node] = []
-        kept: list[str] = []  # the parts that stay text, checked for broken links below
         position = 0
         for found in _LENIENT_LINK.finditer(text):
-            if check_reference(found.group(2).strip()) is not None:
-                continue
-            kept.append(text[position : found.start()])
-            out.append(Text(kept[-1]))
-            out.append(Link((Text(found.group(1)),), found.group(2).strip()))
-            position = found.end()
-        kept.append(text[position:])
-        out.append(Text(kept[-1]))
-        for part in kept:
-            for broken in _BROKEN_LINK.finditer(part):
-                self.broken(part, broken.start())
+            url = found.group(2).strip()
+            if check_reference(url) is None:
+                out += [Text(text[position : found.start()]), Link((Text(found.group(1)),), url)]
+                position = found.end()
+        out.append(Text(text[position:]))
+        for part in out:  # what stays text: a link in it is broken
+            for broken in _BROKEN_LINK.finditer(part.text if isinstance(part, Text) else ""):
+                whole = _LENIENT_LINK.match(broken.string, broken.start())
+                if whole is not None:
+                    url = whole.group(2).strip()
+                    problem = check_reference(url)
+                    warn(line, f"link target '{url}' is refused ({problem}); kept as text")
+                else:
+                    snippet = broken.string[broken.start() : broken.start() + 80]
+                    warn(line, f"malformed link {snippet!r} is kept as text")
         return out
 
-    def broken(self, text: str, start: int) -> None:
-        whole = _LENIENT_LINK.match(text, start)
-        if whole is not None:
-            url = whole.group(2).strip()
-            problem = check_reference(url)
-            self.warn(self.line, f"link target '{url}' is refused ({problem}); kept as text")
-        else:
-            snippet = text[start : start + 80]
-            self.warn(self.line, f"malformed link {snippet!r} is kept as text")
-
-
-def _merge(nodes: Sequence[Node]) -> list[Node]:
-    merged: list[Node] = []
-    for node in nodes:
-        if isinstance(node, Text) and not node.text:
-            continue
-        if isinstance(node, Text) and merged and isinstance(merged[-1], Text):
-            merged[-1] = Text(merged[-1].text + node.text)
-        else:
-            merged.append(node)
-    return merged
+    return run(pieces)

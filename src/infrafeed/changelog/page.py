@@ -1,14 +1,9 @@
 """The changelog page of the site, written from the entries: one source for page and feeds.
 
-A Markdown blog post for the Astro site: front matter, the intro line, then
-each release newest first under a ``## YYYY-MM-DD`` heading whose id is the
-anchor the feed items link to, its groups under ``### <kind heading>``, each
-group's context line and one bullet per article or note, ``---`` between
-releases. What the page does not show (modules, chapters, a note's page)
-rides along in invisible annotations (see ``page_format``), so that
-``infrafeed import`` can read the page back into the same entries.
-
-Pure and deterministic: the same changelog gives the same bytes.
+A Markdown blog post for the Astro site: front matter, the intro, then each release
+newest first (``## YYYY-MM-DD``, the feed items' anchor), its groups under ``### <kind
+heading>``: context line, one bullet per article or note. What the page does not show
+rides along in annotations (see ``conventions``), so ``infrafeed import`` reads it back.
 """
 
 from __future__ import annotations
@@ -16,12 +11,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Callable, Sequence
+from functools import partial
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from ..source import inline
 from ..source.loader import Changelog, ReleaseFile
 from ..source.models import Article, Group, Note, Site
 from .conventions import (
+    ARTICLE_LABELS,
     ARTICLE_NUMBER,
     COLONS,
     SEPARATOR,
@@ -64,43 +61,35 @@ def release_section(site: Site, rf: ReleaseFile) -> str:
     """The Markdown of one release: its heading, its groups and their bullets, then a newline."""
     section = _Section(site, rf)
     out = [f"## {release_heading(rf.date, rf.sequence)}", ""]
-    previous: Group | None = None
-    for group in rf.release.groups:
-        out += section.group(group, previous)
-        previous = group
+    groups = rf.release.groups
+    for index, group in enumerate(groups):
+        out += section.group(group, index == 0 or groups[index - 1].kind != group.kind)
     return "\n".join(out)
 
 
-def _yaml_string(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+_yaml_string = partial(json.dumps, ensure_ascii=False)
 
 
 class _Section:
     """Writes the groups of one release; what its bullets share is worked out once."""
 
     def __init__(self, site: Site, rf: ReleaseFile) -> None:
-        self.site = site
-        self.rf = rf
+        self.site, self.rf = site, rf
         self.resolve = _page_reference(site)
         self.article_label = plain_markdown(site.page.article_label)
-        # A note whose text starts like an article's bullet gets an annotation (see note()).
-        self.article_starts = tuple(site.page.article_label.casefold() + c for c in COLONS)
+        labels = (site.page.article_label, *ARTICLE_LABELS)
+        self.starts = tuple(label.casefold() + colon for label in labels for colon in COLONS)
 
-    def group(self, group: Group, previous: Group | None) -> list[str]:
+    def group(self, group: Group, new_kind: bool) -> list[str]:
         out: list[str] = []
-        if previous is None or previous.kind != group.kind:
+        if new_kind:
             heading = self.site.kinds[group.kind].heading
             out += [f"### {plain_markdown(heading, line_start=False)}", ""]
-        fields: dict[str, AnnotationValue] = {}
-        if group.module is not None:
-            fields["module"] = group.module
-        if group.chapter is not None:
-            fields["chapter"] = group.chapter
         # Every group gets its annotation: it marks where the group starts, and says
         # that nothing about it is to be inferred when the page is imported.
-        out += [format_annotation(fields, group=True), ""]
+        out += [format_annotation(_fields(group, "module", "chapter"), group=True), ""]
         if group.context:
-            out += [self.paragraph(group.context), ""]
+            out += [self.markdown(group.context), ""]
         bullets = [self.article(a) for a in group.articles]
         bullets += [self.note(n) for n in group.notes]
         for index, bullet in enumerate(bullets):
@@ -116,67 +105,49 @@ class _Section:
             head = f"[{head}]({link_destination(self.resolve(article.page))})"
         line = f"**{self.article_label}:** {head}"
         if article.summary:
-            line += SEPARATOR + self.continued(article.summary, indent=2, line_start=False)
-        fields: dict[str, AnnotationValue] = {}
-        if article.module is not None:
-            fields["module"] = article.module
-        if article.chapter is not None:
-            fields["chapter"] = article.chapter
-        if article.number is None and ARTICLE_NUMBER.match(article.title):
-            fields["unnumbered"] = True  # the title starts like a number: do not read one back
-        return [_bullet(line, fields)]
+            line += SEPARATOR + self.markdown(article.summary, 2, line_start=False)
+        # A title that starts like a number is "unnumbered": no number is read back.
+        unnumbered = article.number is None and ARTICLE_NUMBER.match(article.title) is not None
+        return [_bullet(line, _fields(article, "id", "module", "chapter", unnumbered=unnumbered))]
 
     def note(self, note: Note) -> list[str]:
-        line = self.continued(note.text, indent=2)
+        line = self.markdown(note.text, 2)
         if note.summary:
-            line += SEPARATOR + self.continued(note.summary, indent=2, line_start=False)
-        fields: dict[str, AnnotationValue] = {}
-        if note.module is not None:
-            fields["module"] = note.module
-        if note.page is not None:
-            fields["page"] = note.page
-        plain = inline.to_text(self.rf.nodes(note.text)).casefold()
-        if plain.startswith(self.article_starts):
-            fields["note"] = True  # it starts like an article's bullet: do not read it as one
-        out = [_bullet(line, fields)]
-        out += [f"  - {self.continued(detail, indent=4)}" for detail in note.details]
+            line += SEPARATOR + self.markdown(note.summary, 2, line_start=False)
+        # A note that starts like an article's bullet says it is a note.
+        like_article = inline.to_text(self.rf.nodes(note.text)).casefold().startswith(self.starts)
+        out = [_bullet(line, _fields(note, "id", "module", "title", "page", note=like_article))]
+        out += [f"  - {self.markdown(detail, 4)}" for detail in note.details]
         if note.table is not None:
             header = " | ".join(
                 plain_markdown(cell, in_table=True, line_start=False) for cell in note.table.header
             )
             out += ["", f"  | {header} |", "  |" + " --- |" * len(note.table.header)]
             for row in note.table.rows:
-                cells = " | ".join(
-                    inline_markdown(
-                        self.rf.nodes(cell), resolve=self.resolve, in_table=True, line_start=False
-                    )
-                    for cell in row
-                )
-                out.append(f"  | {cells} |")
+                cells = (self.markdown(cell, in_table=True, line_start=False) for cell in row)
+                out.append(f"  | {' | '.join(cells)} |")
         return out
 
-    def paragraph(self, text: str, *, line_start: bool = True) -> str:
-        return inline_markdown(self.rf.nodes(text), resolve=self.resolve, line_start=line_start)
-
-    def continued(self, text: str, *, indent: int, line_start: bool = True) -> str:
-        """Inline Markdown whose second and later lines are indented under their bullet."""
-        markdown = self.paragraph(text, line_start=line_start)
+    def markdown(self, text: str, indent: int = 0, **options: bool) -> str:
+        """Inline Markdown of an entry text, its later lines indented under their bullet."""
+        markdown = inline_markdown(self.rf.nodes(text), resolve=self.resolve, **options)
         return markdown.replace("\n", "\n" + " " * indent)
 
 
 def _bullet(line: str, fields: dict[str, AnnotationValue]) -> str:
-    annotation = f" {format_annotation(fields)}" if fields else ""
-    return f"- {line}{annotation}"
+    return f"- {line} {format_annotation(fields)}"
+
+
+def _fields(model: Article | Note | Group, *names: str, **more: bool) -> dict[str, AnnotationValue]:
+    """The annotation of ``model``: its fields ``names`` that are set, then ``more`` that hold."""
+    found = {name: getattr(model, name) for name in names} | more
+    return {key: value for key, value in found.items() if value is not None and value is not False}
 
 
 def _page_reference(site: Site) -> Callable[[str], str]:
-    """Link targets as the page needs them.
-
-    Absolute and root-relative references stay as written. A relative one
-    ("cuda/x") means a page below the site's root, as in the feeds, but on
-    the changelog page it would resolve against the page's own path: it
-    becomes root-relative ("/AIInfraGuide/cuda/x").
-    """
+    """Link targets as the page needs them: a relative one ("cuda/x") means a page
+    below the site's root, as in the feeds, so it becomes root-relative
+    ("/AIInfraGuide/cuda/x"); absolute and root-relative ones stay as written."""
     root = site.url if site.url.endswith("/") else site.url + "/"
 
     def resolve(reference: str) -> str:

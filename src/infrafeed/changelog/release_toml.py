@@ -1,28 +1,17 @@
 """Write a release as the TOML of a release file, in the layout people write by hand.
 
 Driven by the models' fields, so a field added to the schema is written too.
-Text becomes TOML basic strings (``"..."``) with escapes, never literal or
-multi-line strings: one form whose rules are simple to get exactly right.
 Fields left at their default (``None``, an empty array) are omitted.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 from pydantic import BaseModel
 
 from ..source.models import Release
-
-_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\b": "\\b",
-    "\t": "\\t",
-    "\n": "\\n",
-    "\f": "\\f",
-    "\r": "\\r",
-}
 
 
 def dump_release(release: Release) -> str:
@@ -60,7 +49,9 @@ def _value(value: object) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        return _string(value)
+        # A TOML basic string: the models refuse every control character but
+        # tab and line breaks, and for what remains JSON's escapes are TOML's.
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, tuple):
@@ -69,16 +60,3 @@ def _value(value: object) -> str:
             return "[\n" + "".join(f"  {_value(row)},\n" for row in value) + "]"
         return "[" + ", ".join(_value(item) for item in value) + "]"
     raise TypeError(f"cannot write {value!r} as TOML")
-
-
-def _string(text: str) -> str:
-    out = ['"']
-    for ch in text:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)

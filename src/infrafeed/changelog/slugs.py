@@ -1,10 +1,8 @@
 """Ids for imported changes: ASCII slugs of a page name or a title, unique where ids must be.
 
-An id is chosen once, when a page is imported, and never derived again: the
-entries keep it. Vietnamese loses its diacritics ("Tổng quan" -> "tong-quan")
-and CJK becomes pinyin, one syllable per character ("实现" -> "shi-xian"),
-through ``anyascii`` (ISC licence, no dependencies, tables for all of
-Unicode). Emoji and other symbols are dropped rather than spelled out.
+Minted once, at import, then kept by the entries. ``anyascii`` drops Vietnamese
+diacritics ("Tổng quan" -> "tong-quan") and spells CJK in pinyin, a syllable per
+character ("实现" -> "shi-xian"); emoji and other symbols are dropped.
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ from anyascii import anyascii
 
 MAX_SLUG = 60  # models.Slug allows 80: short enough to read, with room for a "-NN" suffix
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
-_PAGE_SUFFIXES = (".html", ".htm", ".md", ".mdx")
+_PAGE_SUFFIX = re.compile(r"\.(?:html?|mdx?)$", re.I)
 
 
 def slugify(text: str) -> str:
@@ -43,15 +41,8 @@ def slugify(text: str) -> str:
 
 def page_slug(reference: str) -> str:
     """A slug of a page's last path segment: ".../41-cuda-gemm算子/" -> "41-cuda-gemm-suan-zi"."""
-    path = unquote(urlsplit(reference).path)
-    segments = [segment for segment in PurePosixPath(path).parts if segment not in ("/", "")]
-    if not segments:
-        return ""
-    last = segments[-1]
-    for suffix in _PAGE_SUFFIXES:
-        if last.lower().endswith(suffix):
-            last = last[: -len(suffix)]
-    return slugify(last)
+    last = PurePosixPath(unquote(urlsplit(reference).path)).name
+    return slugify(_PAGE_SUFFIX.sub("", last))
 
 
 class IdMinter:
@@ -70,3 +61,10 @@ class IdMinter:
             slug = f"{base}-{number}"
         taken.add(slug)
         return slug
+
+    def claim(self, scope: object, slug: str) -> bool:
+        """Take ``slug`` as the page gives it; False when it is taken already."""
+        taken = self.taken.setdefault(scope, set())
+        fresh = slug not in taken
+        taken.add(slug)
+        return fresh

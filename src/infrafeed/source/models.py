@@ -328,6 +328,8 @@ class Author(_Model):
 class KindLabel(_Model):
     heading: Title  # the page's heading for the kind, e.g. "Nội dung mới"
     short: Title  # the prefix of a feed item's title, e.g. "Mới"
+    # More headings that mean the kind on a page to import, besides the built-in ones.
+    headings: tuple[Title, ...] = Field(default=(), max_length=50)
 
 
 class Module(_Model):
@@ -421,6 +423,16 @@ class Site(_Model):
                 "kinds: add a label for {missing}",
                 {"missing": ", ".join(missing)},
             )
+        named: dict[str, str] = {}
+        for kind, label in self.kinds.items():
+            for name in (label.heading, *label.headings):
+                other = named.setdefault(" ".join(name.split()).casefold(), kind)
+                if other != kind:
+                    raise PydanticCustomError(
+                        "duplicate_heading",
+                        "kinds: '{name}' is a heading of both '{other}' and '{kind}'",
+                        {"name": name, "other": other, "kind": kind},
+                    )
         for attr in ("number", "slug"):
             seen: set[object] = set()
             for module in self.modules:
