@@ -84,28 +84,6 @@ def parse(source: str) -> tuple[Node, ...]:
     return tuple(_merge(_Parser(_Source(source), 0).nodes(len(source))))
 
 
-class Parsed(dict[str, tuple[Node, ...]]):
-    """Texts already parsed, and their nodes: each text of a build is parsed once.
-
-    Validation keeps here what it parsed (``loader`` passes one per release
-    file); the feed items and the changelog page read the nodes back with
-    :meth:`nodes`. Its life is the release's, so nothing grows from build to
-    build in a long-lived process.
-    """
-
-    def keep(self, text: str, nodes: tuple[Node, ...]) -> None:
-        # A text without markup is one Text node, which parse gives again after
-        # one regex scan: keeping it would only cost memory (17 MB per 100,000
-        # texts), and most texts are such.
-        if len(nodes) != 1 or nodes[0] != Text(text):
-            self[text] = nodes
-
-    def nodes(self, text: str) -> tuple[Node, ...]:
-        """The nodes of ``text``, parsed again only if it was not kept."""
-        found = self.get(text)
-        return found if found is not None else parse(text)
-
-
 class _Source:
     """The text and the indexes every parser of it shares, each built on first use."""
 

@@ -14,7 +14,7 @@ import re
 import types
 import typing
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
@@ -49,8 +49,6 @@ class ReleaseFile:
     path: str  # as reported in messages: relative to the entries folder's parent
     sequence: int  # 1 for YYYY-MM-DD.toml, N for YYYY-MM-DD-N.toml
     release: Release
-    # The nodes of its Markdown texts as validation parsed them: see nodes().
-    parsed: inline.Parsed = field(default_factory=inline.Parsed, compare=False, repr=False)
 
     @property
     def date(self) -> dt.date:
@@ -62,8 +60,8 @@ class ReleaseFile:
         return release_name(self.date, self.sequence)
 
     def nodes(self, text: str) -> tuple[inline.Node, ...]:
-        """The inline nodes of one of the release's Markdown texts, without parsing it again."""
-        return self.parsed.nodes(text)
+        """The inline nodes of one of the release's Markdown texts (validated: it parses)."""
+        return inline.parse(text)
 
 
 @dataclass(frozen=True)
@@ -165,8 +163,7 @@ def _release(
     file_name = PurePosixPath(name).name
     match = _RELEASE_NAME.match(file_name)
     assert match is not None  # misnamed files were reported before reading
-    parsed = inline.Parsed()
-    release = _validate(Release, data, name, problems, parsed)
+    release = _validate(Release, data, name, problems)
     if release is None:
         return None
     if release.date.isoformat() != match.group(1):
@@ -179,7 +176,7 @@ def _release(
             )
         )
         return None
-    rf = ReleaseFile(name, int(match.group(2) or 1), release, parsed)
+    rf = ReleaseFile(name, int(match.group(2) or 1), release)
     if site is not None:
         problems.extend(_check_modules(site, rf))
     problems.extend(_check_size(rf))
@@ -245,10 +242,9 @@ def _validate(
     data: dict[str, Any],
     name: str,
     problems: list[Problem],
-    parsed: inline.Parsed | None = None,
 ) -> M | None:
     try:
-        return model.model_validate(data, context=parsed)
+        return model.model_validate(data)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         nested = {tuple(e["loc"][:i]) for e in errors for i in range(len(e["loc"]))}

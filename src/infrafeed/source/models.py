@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
+from functools import partial
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -21,7 +22,6 @@ from pydantic import (
     Field,
     Strict,
     StrictBool,
-    ValidationInfo,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -120,33 +120,19 @@ def _title(value: str) -> str:
     return _no_title_markup(_line(value))
 
 
-def _note_text(value: str, info: ValidationInfo) -> str:
-    value, nodes = _markdown(value, info, max_len=MAX_TEXT, one_line=False)
-    _no_title_markup(inline.to_text(nodes))
+def _markdown(value: str, *, max_len: int = MAX_TEXT, one_line: bool = False) -> str:
+    value = _text(value, max_len=max_len, one_line=one_line)
+    try:
+        inline.parse(value)
+    except inline.MarkupError as exc:
+        raise PydanticCustomError("bad_link", str(exc)) from None
     return value
 
 
-def _markdown(
-    value: str, info: ValidationInfo, *, max_len: int, one_line: bool
-) -> tuple[str, tuple[inline.Node, ...]]:
-    value = _text(value, max_len=max_len, one_line=one_line)
-    try:
-        nodes = inline.parse(value)
-    except inline.MarkupError as exc:
-        raise PydanticCustomError("bad_link", str(exc)) from None
-    # Given an inline.Parsed as context (the loader does), validation keeps what
-    # it parsed, so that the items and the page do not parse the text again.
-    if isinstance(info.context, inline.Parsed):
-        info.context.keep(value, nodes)
-    return value, nodes
-
-
-def _markdown_line(value: str, info: ValidationInfo) -> str:
-    return _markdown(value, info, max_len=MAX_LINE, one_line=True)[0]
-
-
-def _markdown_text(value: str, info: ValidationInfo) -> str:
-    return _markdown(value, info, max_len=MAX_TEXT, one_line=False)[0]
+def _note_text(value: str) -> str:
+    value = _markdown(value)
+    _no_title_markup(inline.to_text(inline.parse(value)))
+    return value
 
 
 def _shown(value: str) -> str:
@@ -218,8 +204,10 @@ def _timezone(value: str) -> str:
 
 Line = Annotated[str, Strict(), AfterValidator(_line)]
 Title = Annotated[str, Strict(), AfterValidator(_title)]
-MarkdownLine = Annotated[str, Strict(), AfterValidator(_markdown_line)]
-MarkdownText = Annotated[str, Strict(), AfterValidator(_markdown_text)]
+MarkdownLine = Annotated[
+    str, Strict(), AfterValidator(partial(_markdown, max_len=MAX_LINE, one_line=True))
+]
+MarkdownText = Annotated[str, Strict(), AfterValidator(_markdown)]
 NoteText = Annotated[str, Strict(), AfterValidator(_note_text)]
 Slug = Annotated[str, Strict(), AfterValidator(_slug)]
 ArticleNumber = Annotated[str, Strict(), AfterValidator(_number)]
