@@ -19,6 +19,7 @@ import jsonschema
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 CONTENT = "{http://purl.org/rss/1.0/modules/content/}"
+FH = "{http://purl.org/syndication/history/1.0}"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 SCHEMA = json.loads(
     (Path(__file__).parent / "data" / "jsonfeed-1.1.schema.json").read_text(encoding="utf-8")
@@ -171,6 +172,14 @@ def check_atom(data: bytes, served_at: str) -> list[str]:
             problems.append(f"feed: SelfDoesntMatchLocation {link.get('href')} != {served_at}")
     for link in links:
         problems += _uri(link.get("href"), f"feed/link[@rel={link.get('rel')}]")
+    rels = {link.get("rel") for link in links}
+    if root.find(f"{FH}archive") is not None:
+        if not rels & {"prev-archive", "next-archive"}:
+            problems.append("feed: ArchiveIncomplete (an archive with no archive link)")
+        if "current" not in rels:
+            problems.append("feed: MissingCurrentInArchive")
+    if root.find(f"{FH}complete") is not None and rels & {"prev-archive", "next-archive"}:
+        problems.append("feed: FeedRelInCompleteFeed")
     if not any(link.get("rel", "alternate") == "alternate" for link in links):
         problems.append("feed: MissingAlternateLink (recommended)")
     ids: set[str] = set()

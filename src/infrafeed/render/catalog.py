@@ -117,7 +117,6 @@ def _view(site: Site, history: FeedHistory) -> FeedView:
         archives=tuple(
             ArchiveLink(archive.month or "", len(archive.items), _links(site, archive))
             for archive in history.archives
-            if archive.items  # the open month's archive is linked only once it holds items
         ),
     )
 

@@ -193,7 +193,7 @@ def head(site: Site, spec: FeedSpec, document: Document, fmt: Format, version: s
         generator_version=None if archive else version,
         role=document.role,
         current_url=url(spec.folder) if archive else None,
-        prev_archive_url=url(document.prev_archive) if document.prev_archive else None,
-        next_archive_url=url(document.next_archive) if document.next_archive else None,
+        prev_archive_url=None if document.prev_archive is None else url(document.prev_archive),
+        next_archive_url=None if document.next_archive is None else url(document.next_archive),
         hub=None if archive else site.feeds.hub,
     )
