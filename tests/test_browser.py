@@ -103,14 +103,14 @@ def test_index_page_shows_every_feed_and_module(browser: webdriver.Chrome, site:
     ]
     for card, module in zip(cards[1:], MODULES, strict=True):
         heading = card.find_element(By.TAG_NAME, "h3").text
-        assert heading == f"AIInfraGuide · Module {module['number']}: {module['name']}"
+        assert heading == f"AIInfraGuide · Module {module['number']} · {module['name']}"
         formats = [a.text for a in card.find_elements(By.CSS_SELECTOR, ".formats a")]
         assert formats == ["RSS 2.0", "Atom 1.0", "JSON Feed 1.1"]
         urls = [code.text for code in card.find_elements(By.CSS_SELECTOR, "code.url")]
         assert urls[0].endswith(f"/feeds/modules/{module['slug']}/feed.xml")
     latest = browser.find_elements(By.CSS_SELECTOR, "ol.items li a.title")
     assert len(latest) == 20
-    assert latest[0].text.startswith("Mới · 6.1 Tổng quan chiến lược song song suy luận")
+    assert latest[0].text.startswith("M4 · Mới · 6.1 Tổng quan chiến lược song song suy luận")
     screenshot(browser, "index-light.png")
     screenshot(browser, "index-narrow.png", width=390)
 

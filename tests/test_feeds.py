@@ -11,7 +11,7 @@ from xml.etree import ElementTree as ET
 import feedparser
 import pytest
 
-from conftest import DATA, RunCli
+from conftest import DATA, SMALL_SITE, RunCli
 from feedcheck import ATOM, check_tree
 from infrafeed.build import build
 from infrafeed.feeds.items import build_items
@@ -267,4 +267,43 @@ def test_cli_build_reports_files(small_site: Path, tmp_path: Path, run_cli: RunC
         0,
         "unchanged: 16 files\n",
         "",
+    )
+
+
+def test_items_read_on_their_own_in_the_all_items_feed(shipped_out: Path) -> None:
+    """Module in the title, a note's first clause as title, no summary repeating it."""
+    items = build_items(load(Path(__file__).parent.parent / "entries"))
+    records = json.loads((shipped_out / "feed.json").read_bytes())["items"]
+    for item, record in zip(items, records, strict=True):
+        title, content = record["title"], record["content_html"]
+        if item.module is not None:
+            assert title.startswith(f"M{item.module.number} · "), title
+            assert f"<p>Module {item.module.number} · {item.module.name}" in content
+        assert not record.get("summary", "").startswith(title.split(" · ")[-1]), title
+        assert ":</p></blockquote>" not in content
+        assert "Module 4: " not in content and record["tags"][0] != "Module 4: "
+    titles = [record["title"] for record in records]
+    # Chapter numbers clash across modules; the titles do not.
+    assert "M2 · Mới · 6.1 FlashAttention V1 chi tiết" in titles
+    assert any(t.startswith("M4 · Mới · 6.1 Tổng quan chiến lược") for t in titles)
+    # A long note is titled by its first clause, cut at a word; the content has all of it.
+    interview = next(r for r in records if "Khu phỏng vấn" in r["title"])
+    assert interview["title"] == "Mới · Khu phỏng vấn: tổng cộng 180+ buổi phỏng vấn thật"
+    assert "tổ chức theo bậc" in interview["content_html"] and "summary" not in interview
+    context = next(r for r in records if r["title"].startswith("M4 · Mới · 6.1"))["content_html"]
+    assert "thêm 10 hình minh họa kiểu vẽ tay</p></blockquote>" in context
+
+
+def test_a_note_title_from_the_entries_or_its_first_clause() -> None:
+    from infrafeed.feeds.items import first_clause
+
+    items = {item.id.split("/")[1]: item for item in build_items(load(SMALL_SITE))}
+    assert items["site-outline"].title == "Cập nhật lớn · Dàn ý tutorial mới"
+    assert "Cập nhật dàn ý <strong>tutorial</strong>" in items["site-outline"].content_html
+    words = "Một câu rất dài không có dấu phẩy nào " * 5
+    cut = first_clause(words.strip())
+    assert cut.endswith("…") and len(cut) <= 91 and words.startswith(cut[:-1] + " ")
+    assert first_clause("Blog: thêm trang Về tác giả") == "Blog: thêm trang Về tác giả"
+    assert first_clause("Nâng cấp toàn diện khung kho tri thức: chi tiết") == (
+        "Nâng cấp toàn diện khung kho tri thức"
     )

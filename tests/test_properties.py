@@ -119,7 +119,7 @@ def test_any_text_in_any_field_gives_valid_feeds_or_a_clean_error(field: str, va
         for where, fragment in fragments_of(doc, path):
             assert unsafe_markup(fragment) == [], f"{where}: {fragment!r}"
         if field == "title" and path in ("feed.xml", "atom.xml", "feed.json"):
-            assert f"Mới · 5.1 {unicodedata.normalize('NFC', value)}" in titles_of(doc)
+            assert f"M2 · Mới · 5.1 {unicodedata.normalize('NFC', value)}" in titles_of(doc)
 
 
 @settings(max_examples=100, deadline=None)

@@ -155,7 +155,7 @@ def test_feeds_json_describes_every_feed_document(out: Path) -> None:
     assert cuda == {
         "id": "module-cuda/atom",
         "feed": "module-cuda",
-        "title": "Fixture Guide · Module 2: Lập trình CUDA",
+        "title": "Fixture Guide · Module 2 · Lập trình CUDA",
         "module": {"number": 2, "name": "Lập trình CUDA", "slug": "cuda"},
         "format": "atom",
         "media_type": "application/atom+xml",
@@ -235,8 +235,8 @@ def test_newsboat_imports_the_opml_and_reads_every_feed(tmp_path: Path, run_cli:
         guids = {guid for (guid,) in db.execute("SELECT guid FROM rss_item")}
     assert feeds == {
         base + "feed.xml": "Fixture Guide",
-        base + "modules/prerequisites/feed.xml": "Fixture Guide · Module 1: Kiến thức tiền đề",
-        base + "modules/cuda/feed.xml": "Fixture Guide · Module 2: Lập trình CUDA",
+        base + "modules/prerequisites/feed.xml": "Fixture Guide · Module 1 · Kiến thức tiền đề",
+        base + "modules/cuda/feed.xml": "Fixture Guide · Module 2 · Lập trình CUDA",
     }
     expected = set()
     for url in feeds:

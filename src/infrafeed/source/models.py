@@ -318,6 +318,7 @@ class Module(_Model):
     name: Title
     slug: Slug
     section: Slug  # the site's path segment, e.g. "cuda"
+    short: Line | None = None  # before a feed item's title; default: labels.module_short + number
 
 
 class Ids(_Model):
@@ -341,7 +342,8 @@ class FeedSettings(_Model):
 class Labels(_Model):
     """Words of the feed items' content, in the site's language."""
 
-    module: Line = "Module"
+    module: Line = "Module"  # a module's label everywhere: "Module 4 · Tối ưu suy luận"
+    module_short: Line = "M"  # "M4 · Mới · 6.1 …": every item's title names its module
     chapter: Line = "Chương"
     read_article: Line = "Đọc bài"
     read_changelog: Line = "Xem trong nhật ký cập nhật"
@@ -419,3 +421,9 @@ class Site(_Model):
 
     def module(self, number: int) -> Module | None:
         return next((m for m in self.modules if m.number == number), None)
+
+    def module_label(self, module: Module) -> str:
+        return f"{self.labels.module} {module.number} · {module.name}"
+
+    def module_short(self, module: Module) -> str:
+        return module.short or f"{self.labels.module_short}{module.number}"
