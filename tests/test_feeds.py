@@ -11,7 +11,7 @@ from xml.etree import ElementTree as ET
 import feedparser
 import pytest
 
-from conftest import DATA, SMALL_SITE, RunCli
+from conftest import DATA, RunCli
 from feedcheck import ATOM, check_tree
 from infrafeed.build import build
 from infrafeed.feeds.items import build_items
@@ -294,10 +294,16 @@ def test_items_read_on_their_own_in_the_all_items_feed(shipped_out: Path) -> Non
     assert "thêm 10 hình minh họa kiểu vẽ tay</p></blockquote>" in context
 
 
-def test_a_note_title_from_the_entries_or_its_first_clause() -> None:
+def test_a_note_title_from_the_entries_or_its_first_clause(small_site: Path) -> None:
     from infrafeed.feeds.items import first_clause
 
-    items = {item.id.split("/")[1]: item for item in build_items(load(SMALL_SITE))}
+    release = small_site / "2026" / "2026-03-02.toml"
+    text = release.read_text(encoding="utf-8")
+    text = text.replace(
+        'id = "site-outline"\n', 'id = "site-outline"\ntitle = "Dàn ý tutorial mới"\n'
+    )
+    release.write_text(text, encoding="utf-8")
+    items = {item.id.split("/")[1]: item for item in build_items(load(small_site))}
     assert items["site-outline"].title == "Cập nhật lớn · Dàn ý tutorial mới"
     assert "Cập nhật dàn ý <strong>tutorial</strong>" in items["site-outline"].content_html
     words = "Một câu rất dài không có dấu phẩy nào " * 5
@@ -307,3 +313,59 @@ def test_a_note_title_from_the_entries_or_its_first_clause() -> None:
     assert first_clause("Nâng cấp toàn diện khung kho tri thức: chi tiết") == (
         "Nâng cấp toàn diện khung kho tri thức"
     )
+
+
+def icons_and_authors(out: Path) -> dict[str, tuple[set[str], set[str]]]:
+    """Per feed document: (its icons, the author of each of its items)."""
+    found = {}
+    for path in sorted(out.rglob("*")):
+        if path.name not in FEED_FILES:
+            continue
+        data = path.read_bytes()
+        if path.suffix == ".json":
+            feed = json.loads(data)
+            icons = {feed[key] for key in ("icon", "favicon") if key in feed}
+            authors = {a["name"] for i in feed["items"] for a in i["authors"]}
+        elif (root := ET.fromstring(data)).tag == "rss":
+            icons = {url.text or "" for url in root.iter("url")}
+            dc = "{http://purl.org/dc/elements/1.1/}creator"
+            authors = {(i.findtext("author") or i.findtext(dc) or "") for i in root.iter("item")}
+        else:
+            icons = {e.text or "" for e in root if e.tag in (f"{ATOM}icon", f"{ATOM}logo")}
+            authors = {
+                e.findtext(f"{ATOM}author/{ATOM}name") or "" for e in root.iter(f"{ATOM}entry")
+            }
+        found[path.relative_to(out).as_posix()] = (icons, authors)
+    return found
+
+
+def test_icons_and_item_authors_in_every_format(shipped_out: Path, tmp_path: Path) -> None:
+    from sitebuilder import write_site
+
+    favicon = "https://caomaolufei.github.io/AIInfraGuide/favicon.svg"
+    for name, (icons, authors) in icons_and_authors(shipped_out).items():
+        # The shipped site has an SVG favicon and no logo: RSS, whose image must be
+        # a GIF, JPEG or PNG, has none; its items name the author in dc:creator.
+        assert icons == (set() if name.endswith("feed.xml") else {favicon}), name
+        assert authors == {"caomaolufei"}, name
+    out = tmp_path / "out"
+    build(write_site(tmp_path / "entries", max_items=3), out)
+    found = icons_and_authors(out)
+    assert any("/archive/" in name for name in found)
+    logo, favicon = "https://example.org/guide/images/logo.png", SMALL_BASE + "../favicon.svg"
+    favicon = favicon.replace("feeds/../", "")
+    by_format = {"feed.xml": {logo}, "atom.xml": {logo, favicon}, "feed.json": {logo, favicon}}
+    with_email = {"author@example.org (Fixture Author)"}
+    for name, (icons, authors) in found.items():
+        assert icons == by_format[name.rsplit("/", 1)[-1]], name
+        assert authors == (with_email if name.endswith("feed.xml") else {"Fixture Author"})
+    assert {name: p for name, p in check_tree(out, SMALL_BASE).items() if p} == {}
+    rss = ET.fromstring((out / "feed.xml").read_bytes()).find("channel")
+    assert rss is not None
+    image = rss.find("image")
+    assert image is not None
+    assert [image.findtext(n) for n in ("url", "title", "link")] == [
+        logo,
+        rss.findtext("title"),
+        rss.findtext("link"),
+    ]

@@ -240,8 +240,8 @@ BAD_SETTINGS = [
      "modules[2].slug", f"'cuda\\n' {SLUG}"),
     ("module section with a slash", 'section = "cuda"', 'section = "a/b"',
      "modules[2].section", f"'a/b' {SLUG}"),
-    ("javascript: icon", "[author]", 'icon = "javascript:x"\n\n[author]',
-     "icon", f"the 'javascript:' {SCHEME}"),
+    ("javascript: icon", 'favicon = "favicon.svg"', 'favicon = "javascript:x"',
+     "favicon", f"the 'javascript:' {SCHEME}"),
     ("feeds URL not http", 'url = "https://example.org/guide/feeds/"', 'url = "file:///etc/"',
      "feeds.url", f"the 'file:' {SCHEME}"),
 ]  # fmt: skip

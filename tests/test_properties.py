@@ -83,7 +83,8 @@ SITE_FIELDS = {
     "kind label": _site_setter("kinds", "new", "short"),
     "kind heading": _site_setter("kinds", "new", "heading"),
     "label": _site_setter("labels", "read_article"),
-    "icon": _site_setter("icon"),
+    "icon": _site_setter("favicon"),
+    "logo": _site_setter("logo"),
 }
 ALL_FIELDS = sorted([*PLACES, *SITE_FIELDS])
 NAME = f"entries/{RELEASE_NAME}"

@@ -35,14 +35,15 @@ class ItemParts(NamedTuple):
     page: bytes  # its entry in its module's HTML page (pages.entry), UTF-8
 
 
-def item_parts(items: Iterable[Item]) -> tuple[ItemParts, ...]:
+def item_parts(site: Site, items: Iterable[Item]) -> tuple[ItemParts, ...]:
     """Each item rendered in every format: one feedgen entry for RSS and Atom."""
     from .jsonfeed import json_item
     from .pages import entry
     from .rss_atom import item_elements
 
     return tuple(
-        ItemParts(*item_elements(item), json_item(item), entry(item).encode()) for item in items
+        ItemParts(*item_elements(item, site), json_item(item, site), entry(item).encode())
+        for item in items
     )
 
 
@@ -101,7 +102,7 @@ def render_all(
     """Every output file but the changelog page; ``parts``, every item's (by default rendered
     here)."""
     if parts is None:
-        parts = {item.id: part for item, part in zip(items, item_parts(items), strict=True)}
+        parts = {item.id: part for item, part in zip(items, item_parts(site, items), strict=True)}
     from .catalog import feed_views, render_feeds_json
     from .opml import render_opml
     from .pages import render_pages

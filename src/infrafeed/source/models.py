@@ -388,7 +388,8 @@ class Site(_Model):
     timezone: TimeZone
     url: AbsoluteUrl
     changelog: AbsoluteUrl
-    icon: Reference | None = None
+    favicon: Reference | None = None  # small and square: Atom icon, JSON Feed favicon
+    logo: Reference | None = None  # Atom logo, JSON Feed icon; RSS image if GIF, JPEG or PNG
     author: Author
     ids: Ids
     kinds: dict[Kind, KindLabel]
