@@ -261,11 +261,11 @@ def test_cli_build_reports_files(small_site: Path, tmp_path: Path, run_cli: RunC
     code, stdout, stderr = run_cli("build", "--entries", str(small_site), "--out", str(out))
     assert (code, stderr) == (0, "")
     assert stdout.startswith(
-        "wrote 16 files: atom.xml, feed.json, feed.xml, feeds.json, feeds.opml"
+        "wrote 17 files: atom.xml, feed.json, feed.xml, feeds.json, feeds.opml"
     )
     assert run_cli("build", "--entries", str(small_site), "--out", str(out)) == (
         0,
-        "unchanged: 16 files\n",
+        "unchanged: 17 files\n",
         "",
     )
 

@@ -3,7 +3,7 @@
 For each feed: its documents (the subscription document and its monthly
 archives, see feeds/history.py) in every format. Then the site files that
 describe the feeds: the HTML pages, ``head-links.html``, ``feeds.json`` and
-``feeds.opml``. Pure: nothing here reads or writes a file.
+the OPML files. Pure: nothing here reads or writes a file.
 
 A feed document is a frame around its items' parts. Each item is rendered
 once (:func:`item_parts`), though the all-items feed and the item's module
@@ -42,7 +42,7 @@ def item_parts(site: Site, items: Iterable[Item]) -> tuple[ItemParts, ...]:
     from .rss_atom import item_elements
 
     return tuple(
-        ItemParts(*item_elements(item, site), json_item(item, site), entry(item).encode())
+        ItemParts(*item_elements(item, site), json_item(item, site), entry(item, site).encode())
         for item in items
     )
 
@@ -103,8 +103,7 @@ def render_all(
     here)."""
     if parts is None:
         parts = {item.id: part for item, part in zip(items, item_parts(site, items), strict=True)}
-    from .catalog import feed_views, render_feeds_json
-    from .opml import render_opml
+    from .catalog import feed_views, opml_files, render_feeds_json, render_opml
     from .pages import render_pages
 
     histories = []
@@ -119,7 +118,9 @@ def render_all(
     for path, data in render_pages(site, views, items, parts):
         yield path, (data,)
     yield "feeds.json", (render_feeds_json(site, views),)
-    yield "feeds.opml", (render_opml(site, views),)
+    for name, chosen in opml_files(views).items():
+        words = site.words.everything if chosen[0].module is None else site.words.by_module
+        yield name, (render_opml(site, f"{site.title} · {words}", chosen),)
 
 
 class _Feed:
