@@ -12,8 +12,8 @@ subscription document, where the items after it are (RFC 5005 has no archive
 to name there, and the W3C validator warns about an archive with no archive
 link). So an archive that has a newer archive never changes a byte again:
 its items, dates and links come from earlier data, and it names no hub and
-no version; only the newest archive may still change, once, when a newer one
-appears. Following ``prev-archive`` from the subscription document visits
+no version. Only the newest archive may still change: its items while its
+month is open, its next-archive when a newer archive appears. Following ``prev-archive`` from the subscription document visits
 every item exactly once. Pure: the same items give the same plan.
 """
 
