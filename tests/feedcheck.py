@@ -19,6 +19,8 @@ import jsonschema
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 CONTENT = "{http://purl.org/rss/1.0/modules/content/}"
+FH = "{http://purl.org/syndication/history/1.0}"
+DC = "{http://purl.org/dc/elements/1.1/}"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 SCHEMA = json.loads(
     (Path(__file__).parent / "data" / "jsonfeed-1.1.schema.json").read_text(encoding="utf-8")
@@ -108,6 +110,20 @@ def check_rss(data: bytes, served_at: str) -> list[str]:
             problems.append(f"channel: SelfDoesntMatchLocation {link.get('href')} != {served_at}")
         if link.get("type") != "application/rss+xml":
             problems.append("channel: self link type should be application/rss+xml")
+    image = channel.find("image")
+    if image is not None:
+        url = image.findtext("url") or ""
+        problems += _uri(url, "channel/image/url")
+        if url.rsplit(".", 1)[-1].lower() not in ("jpg", "jpeg", "gif", "png"):
+            problems.append(f"channel/image: ImageUrlFormat {url!r}")
+        if image.findtext("title") != channel.findtext("title"):
+            problems.append("channel/image: ImageTitleDoesntMatch")
+        if image.findtext("link") != channel.findtext("link"):
+            problems.append("channel/image: ImageLinkDoesntMatch")
+        for name, limit in (("width", 144), ("height", 400)):
+            value = image.findtext(name)
+            if value is not None and not (value.isdigit() and 0 < int(value) <= limit):
+                problems.append(f"channel/image: Invalid{name.title()} {value!r}")
     language = channel.findtext("language")
     if not language or not LANGUAGE.match(language):
         problems.append(f"channel: InvalidLanguage {language!r}")
@@ -139,6 +155,8 @@ def check_rss(data: bytes, served_at: str) -> list[str]:
             problems.append(f"{where}/pubDate: InvalidRFC2822Date {pub!r}")
         if item.find("author") is not None and "@" not in (item.findtext("author") or ""):
             problems.append(f"{where}/author: InvalidContact")
+        if item.find("author") is not None and item.find(f"{DC}creator") is not None:
+            problems.append(f"{where}: DuplicateItemSemantics author dc:creator")
         for body in (item.findtext("description"), item.findtext(f"{CONTENT}encoded")):
             if body:
                 problems += check_html(body, f"{where}/description")
@@ -159,6 +177,9 @@ def check_atom(data: bytes, served_at: str) -> list[str]:
     lang = root.get(XML_LANG)
     if not lang or not LANGUAGE.match(lang):
         problems.append(f"feed: InvalidLanguage xml:lang={lang!r}")
+    for name in ("icon", "logo"):
+        if root.find(f"{ATOM}{name}") is not None:
+            problems += _uri(root.findtext(f"{ATOM}{name}"), f"feed/{name}")
     feed_author = root.find(f"{ATOM}author")
     if feed_author is not None and not feed_author.findtext(f"{ATOM}name"):
         problems.append("feed/author: MissingElement name")
@@ -171,6 +192,14 @@ def check_atom(data: bytes, served_at: str) -> list[str]:
             problems.append(f"feed: SelfDoesntMatchLocation {link.get('href')} != {served_at}")
     for link in links:
         problems += _uri(link.get("href"), f"feed/link[@rel={link.get('rel')}]")
+    rels = {link.get("rel") for link in links}
+    if root.find(f"{FH}archive") is not None:
+        if not rels & {"prev-archive", "next-archive"}:
+            problems.append("feed: ArchiveIncomplete (an archive with no archive link)")
+        if "current" not in rels:
+            problems.append("feed: MissingCurrentInArchive")
+    if root.find(f"{FH}complete") is not None and rels & {"prev-archive", "next-archive"}:
+        problems.append("feed: FeedRelInCompleteFeed")
     if not any(link.get("rel", "alternate") == "alternate" for link in links):
         problems.append("feed: MissingAlternateLink (recommended)")
     ids: set[str] = set()

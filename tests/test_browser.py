@@ -6,9 +6,11 @@ for a person to look at; CI keeps them as artifacts.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import shutil
 import tempfile
+import time
 import tomllib
 import urllib.request
 from collections.abc import Iterator
@@ -22,7 +24,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 from conftest import REPO, SHIPPED_ENTRIES, require_program
-from localhttp import serve
+from localhttp import content_types, serve
 
 ARTIFACTS = REPO / "test-artifacts"
 MODULES = tomllib.loads((SHIPPED_ENTRIES / "site.toml").read_text(encoding="utf-8"))["modules"]
@@ -61,8 +63,8 @@ def browser() -> Iterator[webdriver.Chrome]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The shipped entries, built and served on 127.0.0.1; yields the base URL."""
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped entries, built."""
     from infrafeed.cli import main
 
     out = tmp_path_factory.mktemp("browser") / "out"
@@ -70,7 +72,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     shutil.copytree(SHIPPED_ENTRIES, out.parent / "entries")
     args = ["--entries", str(out.parent / "entries"), "--out", str(out)]
     assert main(["build", *args, "-q"]) == 0
-    with serve(out) as base:
+    return out
+
+
+@pytest.fixture(scope="module")
+def site(built: Path) -> Iterator[str]:
+    """The build served on 127.0.0.1 with output/README.md's Content-Types; its base URL."""
+    with serve(built, content_types()) as base:
         yield base
 
 
@@ -104,14 +112,14 @@ def test_index_page_shows_every_feed_and_module(browser: webdriver.Chrome, site:
     ]
     for card, module in zip(cards[1:], MODULES, strict=True):
         heading = card.find_element(By.TAG_NAME, "h3").text
-        assert heading == f"AIInfraGuide · Module {module['number']}: {module['name']}"
+        assert heading == f"AIInfraGuide · Module {module['number']} · {module['name']}"
         formats = [a.text for a in card.find_elements(By.CSS_SELECTOR, ".formats a")]
         assert formats == ["RSS 2.0", "Atom 1.0", "JSON Feed 1.1"]
         urls = [code.text for code in card.find_elements(By.CSS_SELECTOR, "code.url")]
         assert urls[0].endswith(f"/feeds/modules/{module['slug']}/feed.xml")
     latest = browser.find_elements(By.CSS_SELECTOR, "ol.items li a.title")
     assert len(latest) == 20
-    assert latest[0].text.startswith("Mới · 6.1 Tổng quan chiến lược song song suy luận")
+    assert latest[0].text.startswith("M4 · Mới · 6.1 Tổng quan chiến lược song song suy luận")
     screenshot(browser, "index-light.png")
     screenshot(browser, "index-narrow.png", width=390)
 
@@ -181,3 +189,85 @@ def test_dark_mode(browser: webdriver.Chrome, site: str) -> None:
         screenshot(browser, "index-dark.png")
     finally:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+def test_readme_gives_the_content_type_of_every_file(built: Path, site: str) -> None:
+    types = content_types()
+    assert len(types) >= 7 and all(kind.endswith("; charset=utf-8") for _, kind in types)
+    files = [p for p in built.rglob("*") if p.is_file() and not p.name.startswith(".")]
+    names = {p.name for p in files}
+    assert {"feeds.opml", "modules.opml", "update-log.md", "feeds.json"} <= names
+    for path in files:
+        kind = next(k for pattern, k in types if fnmatch.fnmatch(path.name, pattern))
+        with urllib.request.urlopen(site + path.relative_to(built).as_posix(), timeout=5) as r:
+            assert r.headers["Content-Type"] == kind, path
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["index.html", "feed.xml", "atom.xml", "feed.json", "feeds.json", "modules.opml",
+     "update-log.md"],
+)  # fmt: skip
+def test_the_browser_shows_the_vietnamese_intact(
+    browser: webdriver.Chrome, site: str, name: str
+) -> None:
+    browser.get(site + name)
+    assert browser.current_url == site + name  # shown, not downloaded
+    assert "Tối ưu suy luận" in browser.find_element(By.TAG_NAME, "body").text
+
+
+def test_a_feed_link_downloads_and_the_visitor_stays_on_the_page(
+    browser: webdriver.Chrome, site: str, tmp_path: Path
+) -> None:
+    """Browsers show a feed as raw text: a feed link downloads it instead."""
+    browser.execute_cdp_cmd(
+        "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)}
+    )
+    browser.get(site + "index.html")
+    links = browser.find_elements(By.CSS_SELECTOR, "#feed-module-cuda .formats a")
+    assert [a.get_attribute("download") for a in links] == ["", "", ""]
+    links[1].click()
+    for _ in range(50):
+        if (tmp_path / "atom.xml").exists():
+            break
+        time.sleep(0.1)
+    assert browser.current_url == site + "index.html"
+    assert b"<feed" in (tmp_path / "atom.xml").read_bytes()
+
+
+# For each displayed URL, the characters after which a line breaks.
+LINE_BREAKS = """
+const found = [];
+for (const code of document.querySelectorAll("code.url")) {
+  const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  let node, previous = null, last = "";
+  while ((node = walker.nextNode())) {
+    for (let i = 0; i < node.length; i++) {
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const box = range.getBoundingClientRect();
+      if (previous !== null && box.top > previous + 2) found.push(last);
+      previous = box.top;
+      last = node.data[i];
+    }
+  }
+  if (code.scrollWidth > code.clientWidth) found.push("overflow");
+}
+return found;
+"""
+
+
+def test_urls_wrap_at_their_slashes_on_a_narrow_screen(
+    browser: webdriver.Chrome, site: str
+) -> None:
+    browser.set_window_size(390, 900)
+    try:
+        for page in ("index.html", "modules/inference/index.html"):
+            browser.get(site + page)
+            width = browser.execute_script("return document.documentElement.clientWidth")
+            assert width <= 390
+            breaks = browser.execute_script(LINE_BREAKS)
+            assert breaks and set(breaks) == {"/"}, (page, breaks)
+    finally:
+        browser.set_window_size(1280, 900)

@@ -155,9 +155,9 @@ def test_a_new_release_is_the_only_one_validated_and_rendered(
         validated.append(file.relative)
         return real_release_of(file, *args)
 
-    def counting_parts(items: Any) -> Any:
+    def counting_parts(site: Any, items: Any) -> Any:
         rendered.extend(item.id for item in items)
-        return real_parts(items)
+        return real_parts(site, items)
 
     monkeypatch.setattr(loader, "release_of", counting_release_of)
     monkeypatch.setattr(documents, "item_parts", counting_parts)

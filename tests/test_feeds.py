@@ -261,10 +261,111 @@ def test_cli_build_reports_files(small_site: Path, tmp_path: Path, run_cli: RunC
     code, stdout, stderr = run_cli("build", "--entries", str(small_site), "--out", str(out))
     assert (code, stderr) == (0, "")
     assert stdout.startswith(
-        "wrote 16 files: atom.xml, feed.json, feed.xml, feeds.json, feeds.opml"
+        "wrote 17 files: atom.xml, feed.json, feed.xml, feeds.json, feeds.opml"
     )
     assert run_cli("build", "--entries", str(small_site), "--out", str(out)) == (
         0,
-        "unchanged: 16 files\n",
+        "unchanged: 17 files\n",
         "",
     )
+
+
+def test_items_read_on_their_own_in_the_all_items_feed(shipped_out: Path) -> None:
+    """Module in the title, a note's first clause as title, no summary repeating it."""
+    items = build_items(load(Path(__file__).parent.parent / "entries"))
+    records = json.loads((shipped_out / "feed.json").read_bytes())["items"]
+    for item, record in zip(items, records, strict=True):
+        title, content = record["title"], record["content_html"]
+        if item.module is not None:
+            assert title.startswith(f"M{item.module.number} · "), title
+            assert f"<p>Module {item.module.number} · {item.module.name}" in content
+        assert not record.get("summary", "").startswith(title.split(" · ")[-1]), title
+        assert ":</p></blockquote>" not in content
+        assert "Module 4: " not in content and record["tags"][0] != "Module 4: "
+    titles = [record["title"] for record in records]
+    # Chapter numbers clash across modules; the titles do not.
+    assert "M2 · Mới · 6.1 FlashAttention V1 chi tiết" in titles
+    assert any(t.startswith("M4 · Mới · 6.1 Tổng quan chiến lược") for t in titles)
+    # A long note is titled by its first clause, cut at a word; the content has all of it.
+    interview = next(r for r in records if "Khu phỏng vấn" in r["title"])
+    assert interview["title"] == "Mới · Khu phỏng vấn: tổng cộng 180+ buổi phỏng vấn thật"
+    assert "tổ chức theo bậc" in interview["content_html"] and "summary" not in interview
+    context = next(r for r in records if r["title"].startswith("M4 · Mới · 6.1"))["content_html"]
+    assert "thêm 10 hình minh họa kiểu vẽ tay</p></blockquote>" in context
+
+
+def test_a_note_title_from_the_entries_or_its_first_clause(small_site: Path) -> None:
+    from infrafeed.feeds.items import first_clause
+
+    release = small_site / "2026" / "2026-03-02.toml"
+    text = release.read_text(encoding="utf-8")
+    text = text.replace(
+        'id = "site-outline"\n', 'id = "site-outline"\ntitle = "Dàn ý tutorial mới"\n'
+    )
+    release.write_text(text, encoding="utf-8")
+    items = {item.id.split("/")[1]: item for item in build_items(load(small_site))}
+    assert items["site-outline"].title == "Cập nhật lớn · Dàn ý tutorial mới"
+    assert "Cập nhật dàn ý <strong>tutorial</strong>" in items["site-outline"].content_html
+    words = "Một câu rất dài không có dấu phẩy nào " * 5
+    cut = first_clause(words.strip())
+    assert cut.endswith("…") and len(cut) <= 91 and words.startswith(cut[:-1] + " ")
+    assert first_clause("Blog: thêm trang Về tác giả") == "Blog: thêm trang Về tác giả"
+    assert first_clause("Nâng cấp toàn diện khung kho tri thức: chi tiết") == (
+        "Nâng cấp toàn diện khung kho tri thức"
+    )
+
+
+def icons_and_authors(out: Path) -> dict[str, tuple[set[str], set[str]]]:
+    """Per feed document: (its icons, the author of each of its items)."""
+    found = {}
+    for path in sorted(out.rglob("*")):
+        if path.name not in FEED_FILES:
+            continue
+        data = path.read_bytes()
+        if path.suffix == ".json":
+            feed = json.loads(data)
+            icons = {feed[key] for key in ("icon", "favicon") if key in feed}
+            authors = {a["name"] for i in feed["items"] for a in i["authors"]}
+        elif (root := ET.fromstring(data)).tag == "rss":
+            icons = {url.text or "" for url in root.iter("url")}
+            dc = "{http://purl.org/dc/elements/1.1/}creator"
+            authors = {(i.findtext("author") or i.findtext(dc) or "") for i in root.iter("item")}
+        else:
+            icons = {e.text or "" for e in root if e.tag in (f"{ATOM}icon", f"{ATOM}logo")}
+            authors = {
+                e.findtext(f"{ATOM}author/{ATOM}name") or "" for e in root.iter(f"{ATOM}entry")
+            }
+        found[path.relative_to(out).as_posix()] = (icons, authors)
+    return found
+
+
+def test_icons_and_item_authors_in_every_format(shipped_out: Path, tmp_path: Path) -> None:
+    from sitebuilder import write_site
+
+    favicon = "https://caomaolufei.github.io/AIInfraGuide/favicon.svg"
+    for name, (icons, authors) in icons_and_authors(shipped_out).items():
+        # The shipped site has an SVG favicon and no logo: RSS, whose image must be
+        # a GIF, JPEG or PNG, has none; its items name the author in dc:creator.
+        assert icons == (set() if name.endswith("feed.xml") else {favicon}), name
+        assert authors == {"caomaolufei"}, name
+    out = tmp_path / "out"
+    build(write_site(tmp_path / "entries", max_items=3), out)
+    found = icons_and_authors(out)
+    assert any("/archive/" in name for name in found)
+    logo, favicon = "https://example.org/guide/images/logo.png", SMALL_BASE + "../favicon.svg"
+    favicon = favicon.replace("feeds/../", "")
+    by_format = {"feed.xml": {logo}, "atom.xml": {logo, favicon}, "feed.json": {logo, favicon}}
+    with_email = {"author@example.org (Fixture Author)"}
+    for name, (icons, authors) in found.items():
+        assert icons == by_format[name.rsplit("/", 1)[-1]], name
+        assert authors == (with_email if name.endswith("feed.xml") else {"Fixture Author"})
+    assert {name: p for name, p in check_tree(out, SMALL_BASE).items() if p} == {}
+    rss = ET.fromstring((out / "feed.xml").read_bytes()).find("channel")
+    assert rss is not None
+    image = rss.find("image")
+    assert image is not None
+    assert [image.findtext(n) for n in ("url", "title", "link")] == [
+        logo,
+        rss.findtext("title"),
+        rss.findtext("link"),
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -12,7 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import SMALL_SITE, RunCli
+from conftest import SHIPPED_ENTRIES, SMALL_SITE, RunCli
+from feedcheck import check_atom, check_tree
 from infrafeed.feeds.history import Document, month_of
 from infrafeed.feeds.items import build_items
 from infrafeed.feeds.specs import feed_specs, select_all
@@ -24,9 +26,9 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 FH = "{http://purl.org/syndication/history/1.0}"
 
 
-def local(out: Path, url: str) -> Path:
-    assert url.startswith(FEEDS_URL), url
-    return out / url.removeprefix(FEEDS_URL)
+def local(out: Path, url: str, base: str = FEEDS_URL) -> Path:
+    assert url.startswith(base), url
+    return out / url.removeprefix(base)
 
 
 def links(path: Path) -> tuple[dict[str, str], list[str], set[str]]:
@@ -52,7 +54,7 @@ def links(path: Path) -> tuple[dict[str, str], list[str], set[str]]:
     return rels, ids, markers
 
 
-def walk(out: Path, subscription: str) -> list[str]:
+def walk(out: Path, subscription: str, base: str = FEEDS_URL) -> list[str]:
     """Follow prev-archive from a subscription document; every item id met, in order."""
     path = out / subscription
     seen_documents = set()
@@ -64,7 +66,7 @@ def walk(out: Path, subscription: str) -> list[str]:
         ids += found
         if "prev-archive" not in rels:
             return ids
-        path = local(out, rels["prev-archive"])
+        path = local(out, rels["prev-archive"], base)
 
 
 def build(run_cli: RunCli, entries: Path, out: Path, *extra: str) -> None:
@@ -100,10 +102,11 @@ def test_archives_are_marked_and_linked_both_ways(tmp_path: Path, run_cli: RunCl
     entries = write_site(tmp_path / "entries", max_items=2)
     out = tmp_path / "out"
     build(run_cli, entries, out)
+    # April, the open month, fits in the subscription document: it has no archive.
     months = sorted(p.name for p in (out / "archive").iterdir())
-    assert months == ["2026-01", "2026-02", "2026-03", "2026-04"]
+    assert months == ["2026-01", "2026-02", "2026-03"]
     for fmt in ("feed.xml", "atom.xml"):
-        assert links(out / fmt)[0]["prev-archive"] == f"{FEEDS_URL}archive/2026-04/{fmt}"
+        assert links(out / fmt)[0]["prev-archive"] == f"{FEEDS_URL}archive/2026-03/{fmt}"
         for index, month in enumerate(months):
             rels, _, markers = links(out / "archive" / month / fmt)
             assert markers == {"archive"}
@@ -115,11 +118,10 @@ def test_archives_are_marked_and_linked_both_ways(tmp_path: Path, run_cli: RunCl
                 assert "prev-archive" not in rels
             if index + 1 < len(months):
                 assert rels["next-archive"] == f"{FEEDS_URL}archive/{months[index + 1]}/{fmt}"
-            else:
-                assert "next-archive" not in rels
-    # The open month keeps its newest items in the subscription document, the rest archived.
+            else:  # the newest archive is followed by the subscription document
+                assert rels["next-archive"] == FEEDS_URL + fmt
+    # The open month's two items are all in the subscription document.
     assert len(links(out / "feed.xml")[1]) == 2
-    assert len(links(out / "archive/2026-04/feed.xml")[1]) == 0
 
 
 def test_a_feed_that_fits_is_complete(tmp_path: Path, run_cli: RunCli) -> None:
@@ -173,8 +175,9 @@ def test_closed_archives_never_change(tmp_path: Path, run_cli: RunCli) -> None:
     out = tmp_path / "out"
     build(run_cli, entries, out)
     closed = closed_archives(out)
-    # Three formats of: the all feed's 01-03, module 1's 01-03 (04 is open), module 2's 01.
-    assert len(closed) == 3 * (3 + 3 + 1)
+    # Archives with a newer archive, in three formats: the all feed's 01-02, module 1's
+    # 01-02 (its 04 fits in the subscription document, 03 is the newest archive), module 2's 01.
+    assert len(closed) == 3 * (2 + 2 + 1)
     # A release in the open month, releases that open new months (module 2's
     # first closes its March), then a hub in the settings: whatever closed
     # keeps every byte, and what closes in between is frozen from then on.
@@ -297,10 +300,12 @@ def test_plan_partitions_any_feed(months: list[int], max_items: int, max_bytes: 
     assert len(current.items) == 1 or size_of(current) <= max_bytes
     assert {month_of(item) for item in current.items} == {newest}
     folders = [page.folder for page in history.archives]
-    assert current.prev_archive == folders[0] == f"archive/{newest}"
+    assert current.prev_archive == folders[0]
+    assert folders[0] == f"archive/{newest}" or len(current.items) == months[-1]
     for index, page in enumerate(history.archives):
         assert page.role == "archive" and all(month_of(i) == page.month for i in page.items)
-        assert page.next_archive == (folders[index - 1] if index else None)
+        assert page.items, "no archive is empty"
+        assert page.next_archive == (folders[index - 1] if index else spec.folder)
         assert page.prev_archive == (folders[index + 1] if index + 1 < len(folders) else None)
         if index:  # a closed month's archive holds the whole month
             assert len(page.items) == sum(month_of(i) == page.month for i in items)
@@ -313,3 +318,38 @@ def test_json_pages_name_their_own_url(tmp_path: Path, run_cli: RunCli) -> None:
     for path in [out / "feed.json", *sorted(out.rglob("archive/*/feed.json"))]:
         data = json.loads(path.read_text(encoding="utf-8"))
         assert data["feed_url"] == FEEDS_URL + path.relative_to(out).as_posix()
+
+
+@pytest.mark.parametrize("max_items", [10, 50, 1000])
+def test_shipped_archives_are_w3c_clean_and_never_empty(
+    tmp_path: Path, run_cli: RunCli, max_items: int
+) -> None:
+    entries = tmp_path / "entries"
+    shutil.copytree(SHIPPED_ENTRIES, entries)
+    settings = entries / "site.toml"
+    text = settings.read_text(encoding="utf-8")
+    settings.write_text(text.replace("max_items = 1000", f"max_items = {max_items}"), "utf-8")
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    base = "https://caomaolufei.github.io/AIInfraGuide/feeds/"
+    found = check_tree(out, base)
+    assert {name: problems for name, problems in found.items() if problems} == {}
+    archives = sorted(out.rglob("archive/*/feed.json"))
+    assert bool(archives) == (max_items < 120)
+    for path in archives:
+        assert json.loads(path.read_text(encoding="utf-8"))["items"], path
+    expected = expected_ids(entries)
+    for spec in feed_specs(load(entries).site):
+        for fmt in ("feed.xml", "atom.xml", "feed.json"):
+            subscription = f"{spec.folder}/{fmt}" if spec.folder else fmt
+            assert walk(out, subscription, base) == expected[spec.key], subscription
+    if max_items == 10:
+        # Module 1's history is one month: its one archive links on to the subscription document.
+        folder = "modules/prerequisites/"
+        lone = out / folder / "archive/2026-04/atom.xml"
+        rels, ids, _ = links(lone)
+        assert rels["next-archive"] == base + folder + "atom.xml" and ids
+        assert "prev-archive" not in rels
+        unlinked = lone.read_text(encoding="utf-8").replace('"next-archive"', '"related"')
+        problems = check_atom(unlinked.encode(), base + folder + "archive/2026-04/atom.xml")
+        assert any("ArchiveIncomplete" in p for p in problems)

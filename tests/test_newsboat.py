@@ -62,3 +62,32 @@ def test_newsboat_shows_every_item_with_title_and_date(tmp_path: Path) -> None:
                     newsboat, base + relative, tmp_path / relative.replace("/", "-")
                 )
                 assert got == expected, relative
+
+
+def test_newsboat_gets_every_shipped_item_once_from_feeds_opml(tmp_path: Path) -> None:
+    """Subscribe-all with the OPML of everything: every item once, none twice."""
+    newsboat = require_program("newsboat")
+    out, home = tmp_path / "output", tmp_path / "home"
+    entries = tmp_path / "entries"
+    shutil.copytree(SHIPPED_ENTRIES, entries)
+    items = build_items(load(entries))
+    with serve(out) as base:
+        settings = entries / "site.toml"
+        text = settings.read_text(encoding="utf-8")
+        settings.write_text(text.replace(load(entries).site.feeds.url, base), encoding="utf-8")
+        build(entries, out)
+        home.mkdir()
+        common = ["-u", str(home / "urls"), "-c", str(home / "cache.db"), "-C", "/dev/null"]
+        (home / "urls").touch()
+        for args in (["-i", str(out / "feeds.opml")], ["-x", "reload"]):
+            subprocess.run(
+                [newsboat, *common, *args],
+                env={"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+                check=True,
+                timeout=60,
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+            )
+    with contextlib.closing(sqlite3.connect(home / "cache.db")) as db:
+        got = [guid for (guid,) in db.execute("SELECT guid FROM rss_item ORDER BY pubDate DESC")]
+    assert got == [item.id for item in items] and len(set(got)) == len(got) == 121

@@ -83,7 +83,8 @@ SITE_FIELDS = {
     "kind label": _site_setter("kinds", "new", "short"),
     "kind heading": _site_setter("kinds", "new", "heading"),
     "label": _site_setter("labels", "read_article"),
-    "icon": _site_setter("icon"),
+    "icon": _site_setter("favicon"),
+    "logo": _site_setter("logo"),
 }
 ALL_FIELDS = sorted([*PLACES, *SITE_FIELDS])
 NAME = f"entries/{RELEASE_NAME}"
@@ -119,7 +120,7 @@ def test_any_text_in_any_field_gives_valid_feeds_or_a_clean_error(field: str, va
         for where, fragment in fragments_of(doc, path):
             assert unsafe_markup(fragment) == [], f"{where}: {fragment!r}"
         if field == "title" and path in ("feed.xml", "atom.xml", "feed.json"):
-            assert f"Mới · 5.1 {unicodedata.normalize('NFC', value)}" in titles_of(doc)
+            assert f"M2 · Mới · 5.1 {unicodedata.normalize('NFC', value)}" in titles_of(doc)
 
 
 @settings(max_examples=100, deadline=None)

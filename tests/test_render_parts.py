@@ -43,9 +43,12 @@ def whole_rss(doc: Head, items: tuple[Item, ...]) -> bytes:
     fg = rss_atom._feed(doc)
     for item in items:
         entry = fg.add_entry(order="append")
-        rss_atom._common_fields(entry, item)
+        rss_atom._common_fields(entry, item, doc.site)
         rss_atom._rss_fields(entry, item)
         entry.pubDate(item.published)
+        if not doc.site.author.email:
+            entry.load_extension("dc", atom=False)
+            entry.dc.dc_creator(doc.site.author.name)
     return rss_atom._rss_bytes(fg, doc)
 
 
@@ -53,14 +56,14 @@ def whole_atom(doc: Head, items: tuple[Item, ...]) -> bytes:
     fg = rss_atom._feed(doc)
     for item in items:
         entry = fg.add_entry(order="append")
-        rss_atom._common_fields(entry, item)
+        rss_atom._common_fields(entry, item, doc.site)
         rss_atom._atom_fields(entry, item)
-    return rss_atom._atom_bytes(fg)
+    return rss_atom._atom_bytes(fg, doc)
 
 
 def whole_json(doc: Head, items: tuple[Item, ...]) -> bytes:
     feed = jsonfeed._feed(doc)
-    feed["items"] = [jsonfeed._item(item) for item in items]
+    feed["items"] = [jsonfeed._item(item, doc.site) for item in items]
     return jsonfeed._dump(feed)
 
 
@@ -104,7 +107,8 @@ def variants(site: Site) -> list[Site]:
     hub = with_feeds(site, hub="https://hub.example.org/")
     return [
         site,
-        hub.model_copy(update={"icon": "favicon.png"}),
+        hub.model_copy(update={"favicon": "favicon.svg", "logo": "logo.png"}),
+        site.model_copy(update={"author": site.author.model_copy(update={"email": "a@b.org"})}),
         with_feeds(site, max_items=2),
         with_feeds(hub, max_items=3),
         # Small enough that the subscription document's size decides its items.
@@ -163,9 +167,9 @@ def test_each_item_and_each_frame_is_rendered_once(monkeypatch: pytest.MonkeyPat
     framed: Counter[tuple[object, ...]] = Counter()
     real_item, real_frame = rss_atom.item_elements, rss_atom.rss_frame
 
-    def counting_item(item: Item) -> tuple[bytes, bytes]:
+    def counting_item(item: Item, site: Site) -> tuple[bytes, bytes]:
         rendered[item.id] += 1
-        return real_item(item)
+        return real_item(item, site)
 
     def counting_frame(doc: Head) -> Frame:
         framed[doc.role, doc.self_url, doc.updated, doc.prev_archive_url] += 1
@@ -184,7 +188,7 @@ def test_each_item_and_each_frame_is_rendered_once(monkeypatch: pytest.MonkeyPat
 def test_a_json_part_is_its_object_inside_the_feed() -> None:
     changelog = load(SMALL_SITE)
     items = build_items(changelog)
-    for item, parts in zip(items, item_parts(items), strict=True):
+    for item, parts in zip(items, item_parts(changelog.site, items), strict=True):
         part = json.loads(parts.json)
         assert part["id"] == item.id and part.get("summary") == item.summary
 

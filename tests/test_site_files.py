@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import posixpath
+import re
 import sqlite3
 import subprocess
 import xml.etree.ElementTree as ET
@@ -26,6 +27,7 @@ MEDIA_TYPES = {
     "atom.xml": "application/atom+xml",
     "feed.json": "application/feed+json",
 }
+MODULE_FEEDS = ("modules/prerequisites/feed.xml", "modules/cuda/feed.xml")
 PAGES = (
     "index.html",
     "modules/prerequisites/index.html",
@@ -113,7 +115,7 @@ def test_index_lists_every_feed_with_formats_urls_and_subscribe_links(out: Path)
     assert list(cards) == ["feed-all", "feed-module-prerequisites", "feed-module-cuda"]
     for key, folder in (("all", ""), ("module-cuda", "modules/cuda/")):
         card = cards[f"feed-{key}"]
-        urls = [code.text for code in card.iter("code")]
+        urls = ["".join(code.itertext()) for code in card.iter("code")]
         assert urls == [FEEDS_URL + folder + name for name in MEDIA_TYPES]
         text = "".join(card.itertext())
         for media in MEDIA_TYPES.values():
@@ -155,7 +157,7 @@ def test_feeds_json_describes_every_feed_document(out: Path) -> None:
     assert cuda == {
         "id": "module-cuda/atom",
         "feed": "module-cuda",
-        "title": "Fixture Guide · Module 2: Lập trình CUDA",
+        "title": "Fixture Guide · Module 2 · Lập trình CUDA",
         "module": {"number": 2, "name": "Lập trình CUDA", "slug": "cuda"},
         "format": "atom",
         "media_type": "application/atom+xml",
@@ -177,68 +179,137 @@ def test_feeds_json_describes_every_feed_document(out: Path) -> None:
         assert count == record["item_count"], record["id"]
 
 
-def test_opml_lists_every_feed_once(out: Path) -> None:
-    root = ET.parse(out / "feeds.opml").getroot()
-    assert root.get("version") == "2.0"
-    assert root.findtext("head/title") == "Fixture Guide"
-    urls = [outline.get("xmlUrl") for outline in root.iter("outline") if outline.get("xmlUrl")]
+def test_two_opml_files_everything_or_by_module(out: Path) -> None:
+    everything = ET.parse(out / "feeds.opml").getroot()
+    assert everything.get("version") == "2.0"
+    assert everything.findtext("head/title") == "Fixture Guide · Mọi thứ"
+    modules = ET.parse(out / "modules.opml").getroot()
+    assert modules.findtext("head/title") == "Fixture Guide · Theo module"
+    urls = [[o.get("xmlUrl") for o in root.iter("outline")] for root in (everything, modules)]
     assert urls == [
-        FEEDS_URL + "feed.xml",
-        FEEDS_URL + "modules/prerequisites/feed.xml",
-        FEEDS_URL + "modules/cuda/feed.xml",
+        [FEEDS_URL + "feed.xml"],
+        [FEEDS_URL + "modules/prerequisites/feed.xml", FEEDS_URL + "modules/cuda/feed.xml"],
     ]
+    catalog = json.loads((out / "feeds.json").read_text(encoding="utf-8"))
+    assert catalog["opml_url"] == FEEDS_URL + "feeds.opml"
+    assert catalog["modules_opml_url"] == FEEDS_URL + "modules.opml"
+    # The index page offers them as two choices, and says what only "everything" has.
+    tree = parse_html((out / "index.html").read_bytes())
+    choices = tree.findall(".//div[@id='subscribe-all']/ul/li")
+    assert [[a.get("href") for a in li.iter("a")] for li in choices] == [
+        ["feeds.opml"],
+        ["modules.opml"],
+    ]
+    assert "ghi chú về toàn bộ trang" in "".join(choices[0].itertext())
 
 
-@pytest.mark.external
-def test_newsboat_imports_the_opml_and_reads_every_feed(tmp_path: Path, run_cli: RunCli) -> None:
-    newsboat = require_program("newsboat")
-    out = tmp_path / "out"
-    with serve(out) as base:
-        entries = write_site(tmp_path / "entries", url=base, max_items=3)
-        code, _, _ = run_cli("build", "--entries", str(entries), "--out", str(out), "-q")
-        assert code == 0
-        home = tmp_path / "newsboat"
-        home.mkdir()
-        urls, cache = home / "urls", home / "cache.db"
-        urls.touch()
-        common = ["-u", str(urls), "-c", str(cache), "-C", "/dev/null"]
-        imported = subprocess.run(
-            [newsboat, "-i", str(out / "feeds.opml"), *common],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-        assert imported.returncode == 0, imported.stderr
-        subscribed = [line.split()[0] for line in urls.read_text(encoding="utf-8").splitlines()]
-        assert subscribed == [
-            base + "feed.xml",
-            base + "modules/prerequisites/feed.xml",
-            base + "modules/cuda/feed.xml",
-        ]
-        reloaded = subprocess.run(
-            [newsboat, *common, "-x", "reload"],
+def newsboat_import(newsboat: str, opml: Path, home: Path) -> tuple[list[str], list[str]]:
+    """Import ``opml`` into a fresh newsboat, reload: (subscribed URLs, guid of every item)."""
+    home.mkdir()
+    urls, cache = home / "urls", home / "cache.db"
+    urls.touch()
+    common = ["-u", str(urls), "-c", str(cache), "-C", "/dev/null"]
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+    for args in (["-i", str(opml)], ["-x", "reload"]):
+        done = subprocess.run(
+            [newsboat, *common, *args],
             capture_output=True,
             text=True,
             timeout=60,
             stdin=subprocess.DEVNULL,
             check=False,
-            env={"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            env=env,
         )
-        assert reloaded.returncode == 0, reloaded.stderr
-    # Every feed was fetched over HTTP and its title read; every item arrived.
-    # (newsboat files an item whose guid two feeds share under one of them,
-    # so the items are compared as a set.)
+        assert done.returncode == 0, done.stderr
+    subscribed = [line.split()[0] for line in urls.read_text(encoding="utf-8").splitlines()]
     with contextlib.closing(sqlite3.connect(cache)) as db:
-        feeds = dict(db.execute("SELECT rssurl, title FROM rss_feed").fetchall())
-        guids = {guid for (guid,) in db.execute("SELECT guid FROM rss_item")}
-    assert feeds == {
-        base + "feed.xml": "Fixture Guide",
-        base + "modules/prerequisites/feed.xml": "Fixture Guide · Module 1: Kiến thức tiền đề",
-        base + "modules/cuda/feed.xml": "Fixture Guide · Module 2: Lập trình CUDA",
+        guids = [guid for (guid,) in db.execute("SELECT guid FROM rss_item")]
+    return subscribed, guids
+
+
+@pytest.mark.external
+def test_newsboat_gets_every_item_once_from_either_opml(tmp_path: Path, run_cli: RunCli) -> None:
+    newsboat = require_program("newsboat")
+    out = tmp_path / "out"
+    with serve(out) as base:
+        entries = write_site(tmp_path / "entries", url=base)
+        code, _, _ = run_cli("build", "--entries", str(entries), "--out", str(out), "-q")
+        assert code == 0
+        everything = newsboat_import(newsboat, out / "feeds.opml", tmp_path / "everything")
+        by_module = newsboat_import(newsboat, out / "modules.opml", tmp_path / "modules")
+    ids = {url: [e.id for e in feedparser.parse(out / url).entries] for url in MODULE_FEEDS}
+    all_ids = [entry.id for entry in feedparser.parse(out / "feed.xml").entries]
+    assert len(all_ids) == 14 and len(set(all_ids)) == 14
+    assert everything[0] == [base + "feed.xml"]
+    assert sorted(everything[1]) == sorted(all_ids)  # every item, exactly once
+    assert by_module[0] == [base + url for url in MODULE_FEEDS]
+    assert sorted(by_module[1]) == sorted(ids[MODULE_FEEDS[0]] + ids[MODULE_FEEDS[1]])
+    # The site's notes are in "everything" only, as the index page says.
+    assert set(all_ids) - set(by_module[1]) == {i for i in all_ids if "/note-" in i} != set()
+
+
+def build_site(tmp_path: Path, run_cli: RunCli, settings: str = "", **site: int) -> Path:
+    entries = write_site(tmp_path / "entries", **site)  # type: ignore[arg-type]
+    if settings:
+        toml = entries / "site.toml"
+        toml.write_text(toml.read_text(encoding="utf-8") + settings, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_cli("build", "--entries", str(entries), "--out", str(out), "-q")[0] == 0
+    return out
+
+
+def test_pages_say_only_what_is_true_and_link_to_everything(
+    out: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    archives = "Lịch sử đầy đủ nằm trong lưu trữ theo tháng"
+    for page in PAGES:
+        assert archives in (out / page).read_text(encoding="utf-8")
+    complete = build_site(tmp_path, run_cli)
+    for page in PAGES:
+        assert archives not in (complete / page).read_text(encoding="utf-8")
+    # The latest changes end with a link to all of them: the changelog page.
+    main = parse_html((out / "index.html").read_bytes()).find(".//main")
+    assert main is not None and main[-1].tag == "p"
+    assert [a.get("href") for a in main[-1].iter("a")] == [
+        "https://example.org/guide/blog/update-log/"
+    ]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_feed_link_is_named_with_its_feed(out: Path, page: str) -> None:
+    tree = parse_html((out / page).read_bytes())
+    feed_links = [
+        a for a in tree.iter("a") if a.get("type") in MEDIA_TYPES.values() or a.get("rel")
+    ]
+    labels = [a.get("aria-label") or "" for a in feed_links]
+    assert len(feed_links) > 6 and len(set(labels)) == len(labels), labels
+    module = "Module 2 · Lập trình CUDA" if "cuda" in page else "Module 1 · Kiến thức tiền đề"
+    assert f"RSS 2.0 của Fixture Guide · {module}" in labels
+    assert f"Thêm Fixture Guide · {module} vào Feedly" in labels
+    for a in feed_links:  # what a screen reader says starts with what is shown
+        assert (a.get("aria-label") or "").startswith(("".join(a.itertext()), "Thêm")), labels
+    for code in tree.iterfind(".//code[@class='url']"):
+        assert "".join(code.itertext()).count("/") - 2 == len(code.findall("wbr"))
+
+
+def test_every_word_of_the_pages_comes_from_the_settings(tmp_path: Path, run_cli: RunCli) -> None:
+    from infrafeed.source.models import Words
+
+    defaults = Words()
+    english = "".join(f'{name} = "W{i} {{site}}"\n' for i, name in enumerate(Words.model_fields))
+    english = english.replace('date = "W', 'date = "%Y-%m-%d W').replace("W", "Word ")
+    out = build_site(tmp_path, run_cli, f"\n[words]\n{english}", max_items=3)
+    fragments = {
+        part.strip(" :·()")
+        for name in Words.model_fields
+        for part in re.split(r"\{\w+\}|%\w", getattr(defaults, name))
     }
-    expected = set()
-    for url in feeds:
-        expected |= {entry.id for entry in feedparser.parse(out / url.removeprefix(base)).entries}
-    assert guids == expected and len(expected) == 5
+    # Words that the entries themselves use ("cập nhật") may stay, in their text.
+    data = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "entries").rglob("*.toml"))
+    fragments = {f for f in fragments if any(c.isalpha() for c in f) and f not in data}
+    fragments -= {"RSS · Atom · JSON Feed"}
+    assert len(fragments) > 25
+    for page in PAGES:
+        text = (out / page).read_text(encoding="utf-8")
+        assert "Word " in text
+        assert [f for f in fragments if f in text] == [], page

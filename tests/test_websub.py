@@ -151,7 +151,7 @@ def test_a_failing_hub_is_reported_and_asked_again_by_the_next_build(
     hub.status, hub.requests = 204, []
     code, stdout, stderr = build(run_cli, entries, out, "--ping")
     assert (code, stderr) == (0, "")
-    assert stdout == "unchanged: 16 files\nnotified the WebSub hub of 9 changed feeds\n"
+    assert stdout == "unchanged: 17 files\nnotified the WebSub hub of 9 changed feeds\n"
     assert sorted(hub.topics) == sorted(SUBSCRIPTIONS)
     assert read_manifest(out).pending == ()
     hub.requests = []

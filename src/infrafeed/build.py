@@ -267,5 +267,5 @@ def _compile(site: Site, maker: ItemMaker, rf: ReleaseFile) -> Compiled:
     items = tuple(maker.items(rf))
     section = release_section(site, rf).encode()
     return Compiled(
-        rf.path, rf.date, rf.sequence, release_keys(rf), items, item_parts(items), section
+        rf.path, rf.date, rf.sequence, release_keys(rf), items, item_parts(site, items), section
     )

@@ -207,9 +207,9 @@ def build(
     \b
     Example:
       $ infrafeed build
-      wrote 24 files: atom.xml, feed.json, feed.xml, feeds.json, feeds.opml, ...
+      wrote 25 files: atom.xml, feed.json, feed.xml, feeds.json, feeds.opml, ...
       $ infrafeed build
-      unchanged: 24 files
+      unchanged: 25 files
     """
     from .build import build as run
 

@@ -1,14 +1,20 @@
 """Full history in bounded feeds (RFC 5005): which document of a feed holds which item.
 
 A feed within its limits (``max_items``, ``max_bytes``) is one ``complete``
-document. A larger one has a subscription document with the newest items and
-one archive document per month of release dates (``archive/YYYY-MM/``),
-chained newest to oldest. A *closed* month's archive (the feed has an item in
-a later month) never changes a byte again: it holds every item of its month,
-so the subscription document holds items of the open month only (at least
-one); its ``next-archive`` link names the month that closed it; its dates and
-``prev-archive`` link come from earlier data, and it names no hub and no
-version. Following ``prev-archive`` from the subscription document visits
+document. A larger one has a subscription document with the newest items of
+its newest (open) month, at least one, and an archive document per month for
+the rest (``archive/YYYY-MM/``): a closed month's archive (the feed has an
+item in a later month) holds every item of its month; the open month's
+archive, its items that the subscription document has no room for, exists
+only then: no archive is empty. Archives chain with ``prev-archive`` (older)
+and ``next-archive`` (newer); the newest archive's ``next-archive`` names the
+subscription document, where the items after it are (RFC 5005 has no archive
+to name there, and the W3C validator warns about an archive with no archive
+link). So an archive that has a newer archive changes only when an entry of
+its month is edited: its items, dates and links come from earlier data, and
+it names no hub and no version. The newest archive may also change: its
+items while its month is open, its next-archive when a newer archive
+appears. Following ``prev-archive`` from the subscription document visits
 every item exactly once. Pure: the same items give the same plan.
 """
 
@@ -39,7 +45,7 @@ class Document:
     updated: dt.datetime
     month: str | None  # "2026-03" for an archive
     prev_archive: str | None  # folder of the next older archive
-    next_archive: str | None  # folder of the next newer archive (archives only)
+    next_archive: str | None  # of the next newer archive, or the subscription document's
 
 
 @dataclass(frozen=True)
@@ -92,32 +98,35 @@ def plan(site: Site, spec: FeedSpec, items: Sequence[Item], size_of: SizeOf) -> 
     months = [(month, tuple(group)) for month, group in itertools.groupby(everything, key=month_of)]
     if len({month for month, _ in months}) != len(months):
         raise ValueError(f"feed '{spec.key}': items are not in release order")
-    folders = [archive_folder(spec, month) for month, _ in months]
     newest = months[0][1]
 
     def current(count: int) -> Document:
         held = newest[:count]
-        return Document(
-            "current", spec.folder, held, newest_date(site, held), None, folders[0], None
-        )
+        older = archive_folder(spec, months[0 if count < len(newest) else 1][0])
+        return Document("current", spec.folder, held, newest_date(site, held), None, older, None)
 
-    count = _largest(
-        min(spec.max_items, len(newest)),
-        lambda n: size_of(current(n)) <= site.feeds.max_bytes,
-    )
+    # A feed of one month that does not fit archives at least one of its items.
+    upper = min(spec.max_items, len(newest) - (len(months) == 1))
+    if upper < 1:  # a single item larger than max_bytes: nothing to split
+        return FeedHistory(spec, (complete,), len(everything))
+    count = _largest(upper, lambda n: size_of(current(n)) <= site.feeds.max_bytes)
+    # The open month's archive only when the subscription document leaves it items.
+    kept = [(m, held[count:] if i == 0 else held) for i, (m, held) in enumerate(months)]
+    archives = [(m, held, months[i][1]) for i, (m, held) in enumerate(kept) if held]
+    folders = [archive_folder(spec, month) for month, _, _ in archives]
     documents = [current(count)]
-    for index, (month, month_items) in enumerate(months):
+    for index, (month, held, whole) in enumerate(archives):
         documents.append(
             Document(
                 "archive",
                 folders[index],
-                month_items[count:] if index == 0 else month_items,
+                held,
                 # The month's newest date even when the subscription document
-                # holds those items: an archive's date never depends on the split.
-                newest_date(site, month_items),
+                # holds some of its items: an archive's date never depends on the split.
+                newest_date(site, whole),
                 month,
                 folders[index + 1] if index + 1 < len(folders) else None,
-                folders[index - 1] if index > 0 else None,
+                folders[index - 1] if index > 0 else spec.folder,
             )
         )
     return FeedHistory(spec, tuple(documents), len(everything))

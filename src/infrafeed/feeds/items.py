@@ -2,13 +2,16 @@
 
 Everything a renderer needs is decided here, once, so the three formats
 cannot disagree: the id, title, link, date, HTML and plain-text bodies and
-categories of each item. Pure: the same changelog gives the same items.
+categories of each item. An item reads on its own in a reader that mixes
+feeds: its title names its module and kind, and its content the group's
+context and its place. Pure: the same changelog gives the same items.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import html
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
@@ -24,6 +27,10 @@ from ..source.urls import absolute
 # first item newest, so readers that sort by date keep the page's order.
 # A second release of the same day starts one hour later.
 _RELEASE_HOUR = 12
+# A note's title is its first clause: cut after this many characters at the
+# first ": ", "; ", ". ", ", " or " — ", or at a space before _TITLE_MAX.
+_CLAUSE_MIN, _TITLE_MAX = 20, 90
+_CLAUSE_END = re.compile(r"[:;.,]\s| [—–] ")
 
 
 @dataclass(frozen=True)
@@ -36,119 +43,16 @@ class Item:
     published: dt.datetime  # timezone-aware, whole seconds
     released: dt.date  # the release's date: its month names the item's archive
     content_html: str
-    summary: str | None  # plain text
+    summary: str | None  # plain text, never a repeat of the title
     categories: tuple[str, ...]
     source: str  # "entries/2026/2026-11-07.toml groups[1].articles[2]", for messages
-    summary_html: str | None  # the summary as safe inline HTML (code, links), for pages
+    summary_html: str | None  # what pages show under the title, as safe inline HTML
 
 
 def build_items(changelog: Changelog) -> tuple[Item, ...]:
     """Every item of the changelog, newest first."""
     maker = ItemMaker(changelog.site)
     return tuple(item for rf in changelog.releases for item in maker.items(rf))
-
-
-class ItemMaker:
-    """The items of one site's releases, a release at a time.
-
-    What releases share (URLs, module places) is worked out once per maker.
-    """
-
-    def __init__(self, site: Site) -> None:
-        self._shared = _Shared(site)
-
-    def items(self, rf: ReleaseFile) -> Iterator[Item]:
-        """``rf``'s items in page order, first newest."""
-        shared = self._shared
-        day = rf.date
-        start = dt.datetime(day.year, day.month, day.day, _RELEASE_HOUR, tzinfo=shared.zone)
-        start += dt.timedelta(hours=rf.sequence - 1)
-        release = _Release(shared, rf)
-        position = 0
-        for g, group in enumerate(rf.release.groups, start=1):
-            # A group's context shows in each of its items: written once.
-            context = None if group.context is None else release.html(group.context)
-            for a, article in enumerate(group.articles, start=1):
-                published = start - dt.timedelta(seconds=position)
-                position += 1
-                yield _article_item(
-                    release, group, context, article, published, f"groups[{g}].articles[{a}]"
-                )
-            for n, note in enumerate(group.notes, start=1):
-                published = start - dt.timedelta(seconds=position)
-                position += 1
-                yield _note_item(
-                    release, group, context, note, published, f"groups[{g}].notes[{n}]"
-                )
-
-
-class _Shared:
-    """What the items of a site have in common, worked out once per build, not per item."""
-
-    def __init__(self, site: Site) -> None:
-        self.site = site
-        self.zone = ZoneInfo(site.timezone)
-        self.modules = {module.number: module for module in site.modules}
-        # The changelog page without a fragment: a release's link is this and its
-        # anchor, which holds nothing to encode (digits and hyphens).
-        self.changelog = absolute(site.changelog, "#")
-        # Many items link the same page (each revision of an article): resolving
-        # and encoding a URL costs more than the rest of an item. Kept for one build.
-        self._absolute: dict[str, str] = {}
-        self._places: dict[tuple[Kind, int | None, int | None], _Place] = {}
-
-    def absolute(self, reference: str) -> str:
-        """``reference`` as an absolute, encoded URL below the site (see ``urls.absolute``)."""
-        found = self._absolute.get(reference)
-        if found is None:
-            found = self._absolute[reference] = absolute(self.site.url, reference)
-        return found
-
-    def place(self, kind: Kind, module: int | None, chapter: int | None) -> _Place:
-        key = (kind, module, chapter)
-        found = self._places.get(key)
-        if found is None:
-            found = self._places[key] = _Place.of(self.site, kind, self.module(module), chapter)
-        return found
-
-    def module(self, number: int | None) -> Module | None:
-        return None if number is None else self.modules.get(number)
-
-
-@dataclass(frozen=True)
-class _Place:
-    """Where an item belongs: its module, and what that makes of its categories and content."""
-
-    module: Module | None
-    categories: tuple[str, ...]
-    paragraph: str | None  # "<p>Module 4 · … · Chương 6</p>" in the content
-
-    @classmethod
-    def of(cls, site: Site, kind: Kind, module: Module | None, chapter: int | None) -> _Place:
-        labels = site.labels
-        place = []
-        if module is not None:
-            place.append(f"{labels.module} {module.number} · {module.name}")
-        if chapter is not None:
-            place.append(f"{labels.chapter} {chapter}")
-        paragraph = f"<p>{html.escape(' · '.join(place), quote=False)}</p>" if place else None
-        return cls(module, _categories(site, kind, module, chapter), paragraph)
-
-
-class _Release:
-    """One release file as its items see it."""
-
-    def __init__(self, shared: _Shared, rf: ReleaseFile) -> None:
-        self.shared = shared
-        self.site = shared.site
-        self.rf = rf
-        self.changelog_link = f"{shared.changelog}#{rf.anchor}"
-
-    def html(self, text: str) -> str:
-        return inline.to_html(self.rf.nodes(text), self.shared.absolute)
-
-    def link(self, page: str | None) -> str:
-        return self.changelog_link if page is None else self.shared.absolute(page)
 
 
 def tag_uri(site: Site, day: dt.date, item_id: str, kind: Kind) -> str:
@@ -158,114 +62,119 @@ def tag_uri(site: Site, day: dt.date, item_id: str, kind: Kind) -> str:
     )
 
 
-def _article_item(
-    release: _Release,
-    group: Group,
-    context: str | None,
-    article: Article,
-    published: dt.datetime,
-    where: str,
-) -> Item:
-    site, rf = release.site, release.rf
-    module = article.module if article.module is not None else group.module
-    chapter = article.chapter if article.chapter is not None else group.chapter
-    place = release.shared.place(group.kind, module, chapter)
-    label = site.kinds[group.kind].short
-    numbered = f"{article.number} {article.title}" if article.number else article.title
-    link = release.link(article.page)
-    summary = summary_html = None
-    parts = []
-    if article.summary:
-        summary = inline.to_text(rf.nodes(article.summary))
-        summary_html = release.html(article.summary)
-        parts.append(f"<p>{summary_html}</p>")
-    parts.extend(_common_parts(site, context, place, link, article.page is not None))
-    return Item(
-        id=tag_uri(site, rf.date, article.id, group.kind),
-        kind=group.kind,
-        module=place.module,
-        title=f"{label} · {numbered}",
-        link=link,
-        published=published,
-        released=rf.date,
-        content_html="\n".join(parts),
-        summary=summary,
-        summary_html=summary_html,
-        categories=place.categories,
-        source=f"{rf.path} {where}",
-    )
+def first_clause(text: str) -> str:
+    """``text`` up to its first clause's end, or cut at a word before _TITLE_MAX with "…"."""
+    found = _CLAUSE_END.search(text, _CLAUSE_MIN)
+    if found is not None and found.start() <= _TITLE_MAX:
+        return text[: found.start()]
+    if len(text) <= _TITLE_MAX:
+        return text
+    cut = text.rfind(" ", 0, _TITLE_MAX)
+    return text[: cut if cut > 0 else _TITLE_MAX].rstrip(" ,;:") + "…"
 
 
-def _note_item(
-    release: _Release,
-    group: Group,
-    context: str | None,
-    note: Note,
-    published: dt.datetime,
-    where: str,
-) -> Item:
-    site, rf = release.site, release.rf
-    module = note.module if note.module is not None else group.module
-    place = release.shared.place(group.kind, module, group.chapter)
-    label = site.kinds[group.kind].short
-    link = release.link(note.page)
-    text = rf.nodes(note.text)
-    plain = inline.to_text(text)
-    summary, summary_html = plain, inline.to_html(text, release.shared.absolute)
-    parts = [f"<p>{summary_html}</p>"]
-    if note.summary:
-        more = release.html(note.summary)
-        parts.append(f"<p>{more}</p>")
-        summary = f"{plain} | {inline.to_text(rf.nodes(note.summary))}"
-        summary_html = f"{summary_html} | {more}"
-    if note.details:
-        rows = "".join(f"<li>{release.html(d)}</li>" for d in note.details)
-        parts.append(f"<ul>{rows}</ul>")
-    if note.table is not None:
-        head = "".join(f"<th>{html.escape(h, quote=False)}</th>" for h in note.table.header)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{release.html(c)}</td>" for c in row) + "</tr>"
-            for row in note.table.rows
+class ItemMaker:
+    """The items of one site's releases, a release at a time; what they share, worked out once."""
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+        self.zone = ZoneInfo(site.timezone)
+        # The changelog page without a fragment: a release's link adds its anchor.
+        self.changelog = absolute(site.changelog, "#")
+        # Many items link the same page: resolving a URL costs more than the rest of an item.
+        self._urls: dict[str, str] = {}
+
+    def url(self, reference: str) -> str:
+        found = self._urls.get(reference)
+        if found is None:
+            found = self._urls[reference] = absolute(self.site.url, reference)
+        return found
+
+    def items(self, rf: ReleaseFile) -> Iterator[Item]:
+        """``rf``'s items in page order, first newest."""
+        day = rf.date
+        start = dt.datetime(day.year, day.month, day.day, _RELEASE_HOUR, tzinfo=self.zone)
+        start += dt.timedelta(hours=rf.sequence - 1)
+        position = 0
+        for g, group in enumerate(rf.release.groups, start=1):
+            changes: list[tuple[str, Article | Note]] = [
+                (f"articles[{i}]", article) for i, article in enumerate(group.articles, 1)
+            ]
+            changes += [(f"notes[{i}]", note) for i, note in enumerate(group.notes, 1)]
+            for where, change in changes:
+                published = start - dt.timedelta(seconds=position)
+                position += 1
+                yield self._item(rf, group, change, published, f"{rf.path} groups[{g}].{where}")
+
+    def _html(self, rf: ReleaseFile, text: str) -> str:
+        return inline.to_html(rf.nodes(text), self.url)
+
+    def _item(
+        self, rf: ReleaseFile, group: Group, change: Article | Note, at: dt.datetime, where: str
+    ) -> Item:
+        site, labels = self.site, self.site.labels
+        number = change.module or group.module
+        module = None if number is None else site.module(number)
+        chapter = group.chapter
+        link = f"{self.changelog}#{rf.anchor}" if change.page is None else self.url(change.page)
+        parts, summary, shown = [], None, None
+        if isinstance(change, Note):
+            text = self._html(rf, change.text)
+            plain = inline.to_text(rf.nodes(change.text))
+            heading = change.title or first_clause(plain)
+            parts.append(f"<p>{text}</p>")
+            shown = None if heading == plain else text  # the whole text, under a shorter title
+            if change.summary:
+                summary = inline.to_text(rf.nodes(change.summary))
+                more = self._html(rf, change.summary)
+                parts.append(f"<p>{more}</p>")
+                shown = more if shown is None else f"{shown} | {more}"
+            if change.details:
+                rows = "".join(f"<li>{self._html(rf, d)}</li>" for d in change.details)
+                parts.append(f"<ul>{rows}</ul>")
+            if change.table is not None:
+                cells = change.table.header
+                head = "".join(f"<th>{html.escape(h, quote=False)}</th>" for h in cells)
+                rows = "".join(
+                    "<tr>" + "".join(f"<td>{self._html(rf, c)}</td>" for c in row) + "</tr>"
+                    for row in change.table.rows
+                )
+                parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+        else:
+            chapter = change.chapter or group.chapter
+            heading = f"{change.number} {change.title}" if change.number else change.title
+            if change.summary:
+                summary = inline.to_text(rf.nodes(change.summary))
+                shown = self._html(rf, change.summary)
+                parts.append(f"<p>{shown}</p>")
+        if group.context is not None:
+            # The context introduced the page's list ("…:"): here it stands alone.
+            context = self._html(rf, group.context).rstrip().rstrip(":：").rstrip()
+            parts.append(f"<blockquote><p>{context}</p></blockquote>")
+        place = [site.module_label(module)] if module is not None else []
+        place += [f"{labels.chapter} {chapter}"] if chapter is not None else []
+        if place:
+            parts.append(f"<p>{html.escape(' · '.join(place), quote=False)}</p>")
+        label = labels.read_article if change.page is not None else labels.read_changelog
+        link_html = html.escape(link)
+        parts.append(f'<p><a href="{link_html}">{html.escape(label, quote=False)} →</a></p>')
+        categories = [site.kinds[group.kind].heading]
+        if module is not None:
+            categories.insert(0, site.module_label(module))
+            if chapter is not None:
+                categories.append(f"{labels.module} {module.number} · {labels.chapter} {chapter}")
+        title = f"{site.kinds[group.kind].short} · {heading}"
+        return Item(
+            id=tag_uri(site, rf.date, change.id, group.kind),
+            kind=group.kind,
+            module=module,
+            title=title if module is None else f"{site.module_short(module)} · {title}",
+            link=link,
+            published=at,
+            released=rf.date,
+            content_html="\n".join(parts),
+            summary=summary,
+            categories=tuple(categories),
+            source=where,
+            summary_html=shown,
         )
-        parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-    parts.extend(_common_parts(site, context, place, link, note.page is not None))
-    return Item(
-        id=tag_uri(site, rf.date, note.id, group.kind),
-        kind=group.kind,
-        module=place.module,
-        title=f"{label} · {plain}",
-        link=link,
-        published=published,
-        released=rf.date,
-        content_html="\n".join(parts),
-        summary=summary,
-        summary_html=summary_html,
-        categories=place.categories,
-        source=f"{rf.path} {where}",
-    )
-
-
-def _common_parts(
-    site: Site, context: str | None, place: _Place, link: str, is_article_page: bool
-) -> list[str]:
-    labels = site.labels
-    parts = []
-    if context is not None:
-        parts.append(f"<blockquote><p>{context}</p></blockquote>")
-    if place.paragraph is not None:
-        parts.append(place.paragraph)
-    label = labels.read_article if is_article_page else labels.read_changelog
-    parts.append(f'<p><a href="{html.escape(link)}">{html.escape(label, quote=False)} →</a></p>')
-    return parts
-
-
-def _categories(
-    site: Site, kind: Kind, module: Module | None, chapter: int | None
-) -> tuple[str, ...]:
-    labels = site.labels
-    found = [site.kinds[kind].heading]
-    if module is not None:
-        found.insert(0, f"{labels.module} {module.number} · {module.name}")
-        if chapter is not None:
-            found.append(f"{labels.module} {module.number} · {labels.chapter} {chapter}")
-    return tuple(found)

@@ -71,9 +71,8 @@ def feed_specs(site: Site) -> tuple[FeedSpec, ...]:
             specs.append(
                 FeedSpec(
                     key=f"module-{module.slug}",
-                    title=f"{site.title} · {site.labels.module} {module.number}: {module.name}",
-                    description=f"{site.description} ({site.labels.module} {module.number}: "
-                    f"{module.name})",
+                    title=f"{site.title} · {site.module_label(module)}",
+                    description=f"{site.description} ({site.module_label(module)})",
                     folder=f"modules/{module.slug}",
                     home_url=absolute(site.url, module.section),
                     module=module.number,

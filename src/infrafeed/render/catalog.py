@@ -1,18 +1,20 @@
-"""The list of published feeds, as the site files describe them.
+"""The published feeds as the site files describe them: views, ``feeds.json`` and OPML.
 
-The HTML pages, ``feeds.json``, ``feeds.opml`` and ``head-links.html`` all
+The HTML pages, ``feeds.json``, the OPML files and ``head-links.html`` all
 show the same facts about each feed (its formats and URLs, how many items,
 how recent, its archives); they are decided here once, from the feeds'
-:class:`~infrafeed.history.FeedHistory`. Pure.
+histories. Pure: the bytes depend only on the data.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import email.utils
 import json
+import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import NamedTuple
 from urllib.parse import quote
 
 from ..feeds.history import Document, FeedHistory
@@ -21,33 +23,21 @@ from ..source.models import Module, Site
 from ..source.urls import absolute
 
 # Readers whose "subscribe" address takes the feed's URL as a parameter, in the
-# forms they document for subscribe buttons. A reader is listed only when its
-# form is well established; everyone else uses the plain links and copyable URL.
-READERS: tuple[tuple[str, str], ...] = (
+# forms they document for subscribe buttons; everyone else copies the URL.
+READERS = (
     ("Feedly", "https://feedly.com/i/subscription/feed%2F{url}"),
     ("Inoreader", "https://www.inoreader.com/?add_feed={url}"),
 )
+LABELS = {"rss": "RSS 2.0", "atom": "Atom 1.0", "json": "JSON Feed 1.1"}
+# Two ways to subscribe to everything, never both: each item would come twice.
+OPML = {"everything": "feeds.opml", "modules": "modules.opml"}
 
 
-@dataclass(frozen=True)
-class FormatLink:
+class FormatLink(NamedTuple):
     format: Format
     label: str  # "RSS 2.0"
     path: str  # below the output folder
     url: str  # public, absolute
-
-
-@dataclass(frozen=True)
-class ArchiveLink:
-    month: str  # "2026-03"
-    count: int
-    links: tuple[FormatLink, ...]
-
-
-@dataclass(frozen=True)
-class SubscribeLink:
-    reader: str
-    url: str
 
 
 @dataclass(frozen=True)
@@ -59,84 +49,64 @@ class FeedView:
     home_url: str
     page_path: str  # this feed's HTML page below the output folder
     links: tuple[FormatLink, ...]  # the subscription document in every format
-    subscribe: tuple[SubscribeLink, ...]
+    subscribe: tuple[tuple[str, str], ...]  # (reader, its subscribe URL)
     count: int  # items in the subscription document
     total: int  # items in the whole feed, archives included
     updated: dt.datetime
     complete: bool
-    archives: tuple[ArchiveLink, ...]  # newest first
-
-    def link(self, name: str) -> FormatLink:
-        return next(link for link in self.links if link.format.name == name)
-
-
-LABELS = {"rss": "RSS 2.0", "atom": "Atom 1.0", "json": "JSON Feed 1.1"}
+    archives: tuple[tuple[str, int, tuple[FormatLink, ...]], ...]  # (month, count, links)
 
 
 def page_path(folder: str) -> str:
     return f"{folder}/index.html" if folder else "index.html"
 
 
-def feed_views(site: Site, histories: Sequence[FeedHistory]) -> tuple[FeedView, ...]:
-    return tuple(_view(site, history) for history in histories)
-
-
 def _links(site: Site, document: Document) -> tuple[FormatLink, ...]:
-    return tuple(
-        FormatLink(
-            fmt,
-            LABELS[fmt.name],
-            document_path(document.folder, fmt),
-            absolute(site.feeds.url, document_path(document.folder, fmt)),
+    paths = [(fmt, document_path(document.folder, fmt)) for fmt in FORMATS]
+    return tuple(FormatLink(f, LABELS[f.name], p, absolute(site.feeds.url, p)) for f, p in paths)
+
+
+def feed_views(site: Site, histories: Sequence[FeedHistory]) -> tuple[FeedView, ...]:
+    views = []
+    for history in histories:
+        spec, links = history.spec, _links(site, history.current)
+        rss = quote(links[0].url, safe="")  # readers subscribe to RSS: every reader knows it
+        views.append(
+            FeedView(
+                spec.key,
+                spec.title,
+                spec.description,
+                None if spec.module is None else site.module(spec.module),
+                spec.home_url,
+                page_path(spec.folder),
+                links,
+                tuple((name, form.format(url=rss)) for name, form in READERS),
+                len(history.current.items),
+                history.total,
+                history.current.updated,
+                history.complete,
+                tuple((a.month or "", len(a.items), _links(site, a)) for a in history.archives),
+            )
         )
-        for fmt in FORMATS
-    )
+    return tuple(views)
 
 
-def _view(site: Site, history: FeedHistory) -> FeedView:
-    spec = history.spec
-    links = _links(site, history.current)
-    # Readers subscribe to the RSS document: the format every reader knows.
-    rss = next(link.url for link in links if link.format.name == "rss")
-    return FeedView(
-        key=spec.key,
-        title=spec.title,
-        description=spec.description,
-        module=None if spec.module is None else site.module(spec.module),
-        home_url=spec.home_url,
-        page_path=page_path(spec.folder),
-        links=links,
-        subscribe=tuple(
-            SubscribeLink(name, template.format(url=quote(rss, safe="")))
-            for name, template in READERS
-        ),
-        count=len(history.current.items),
-        total=history.total,
-        updated=history.current.updated,
-        complete=history.complete,
-        archives=tuple(
-            ArchiveLink(archive.month or "", len(archive.items), _links(site, archive))
-            for archive in history.archives
-            if archive.items  # the open month's archive is linked only once it holds items
-        ),
-    )
-
-
-# feeds.json: one record per feed and format, flat, so a site component can pick
-# the feeds of a page with one filter (module.slug). Fixed key order, UTF-8.
-FEEDS_JSON_VERSION = 1
+def opml_files(views: Sequence[FeedView]) -> dict[str, list[FeedView]]:
+    """The OPML files to write, by name, with their feeds: only those that have some."""
+    found = {
+        OPML["everything"]: [view for view in views if view.module is None],
+        OPML["modules"]: [view for view in views if view.module is not None],
+    }
+    return {name: chosen for name, chosen in found.items() if chosen}
 
 
 def render_feeds_json(site: Site, views: Sequence[FeedView]) -> bytes:
-    feeds: list[dict[str, Any]] = []
+    """One record per feed and format, flat, so that a site component picks a page's
+    feeds with one filter (module.slug). Fixed key order, UTF-8."""
+    feeds = []
     for view in views:
-        module = None
-        if view.module is not None:
-            module = {
-                "number": view.module.number,
-                "name": view.module.name,
-                "slug": view.module.slug,
-            }
+        m = view.module
+        module = None if m is None else {"number": m.number, "name": m.name, "slug": m.slug}
         for link in view.links:
             feeds.append(
                 {
@@ -154,11 +124,30 @@ def render_feeds_json(site: Site, views: Sequence[FeedView]) -> bytes:
                     "updated": view.updated.isoformat(),
                 }
             )
-    data = {
-        "version": FEEDS_JSON_VERSION,
-        "title": site.title,
-        "page_url": absolute(site.feeds.url, page_path("")),
-        "opml_url": absolute(site.feeds.url, "feeds.opml"),
-        "feeds": feeds,
-    }
+    files = opml_files(views)
+    data = {"version": 1, "title": site.title, "page_url": absolute(site.feeds.url, "index.html")}
+    for key, name in (("opml_url", OPML["everything"]), ("modules_opml_url", OPML["modules"])):
+        data[key] = absolute(site.feeds.url, name) if name in files else None
+    data["feeds"] = feeds
     return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def render_opml(site: Site, title: str, views: Sequence[FeedView]) -> bytes:
+    """OPML 2.0 listing ``views`` by their RSS documents (every reader knows RSS)."""
+    root = ET.Element("opml", version="2.0")
+    head = ET.SubElement(root, "head")
+    ET.SubElement(head, "title").text = title
+    newest = max(view.updated for view in views)
+    ET.SubElement(head, "dateModified").text = email.utils.format_datetime(newest)
+    ET.SubElement(head, "ownerName").text = site.author.name
+    if site.author.url:
+        ET.SubElement(head, "ownerId").text = site.author.url
+    ET.SubElement(head, "docs").text = "http://opml.org/spec2.opml"
+    body = ET.SubElement(root, "body")
+    for view in views:
+        attributes = {"type": "rss", "text": view.title, "title": view.title}
+        attributes |= {"description": view.description, "xmlUrl": view.links[0].url}
+        attributes |= {"htmlUrl": view.home_url, "language": site.language, "version": "RSS2"}
+        ET.SubElement(body, "outline", attributes)
+    ET.indent(root, space="  ")
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n{ET.tostring(root, "unicode")}\n'.encode()

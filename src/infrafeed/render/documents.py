@@ -3,7 +3,7 @@
 For each feed: its documents (the subscription document and its monthly
 archives, see feeds/history.py) in every format. Then the site files that
 describe the feeds: the HTML pages, ``head-links.html``, ``feeds.json`` and
-``feeds.opml``. Pure: nothing here reads or writes a file.
+the OPML files. Pure: nothing here reads or writes a file.
 
 A feed document is a frame around its items' parts. Each item is rendered
 once (:func:`item_parts`), though the all-items feed and the item's module
@@ -35,14 +35,15 @@ class ItemParts(NamedTuple):
     page: bytes  # its entry in its module's HTML page (pages.entry), UTF-8
 
 
-def item_parts(items: Iterable[Item]) -> tuple[ItemParts, ...]:
+def item_parts(site: Site, items: Iterable[Item]) -> tuple[ItemParts, ...]:
     """Each item rendered in every format: one feedgen entry for RSS and Atom."""
     from .jsonfeed import json_item
     from .pages import entry
     from .rss_atom import item_elements
 
     return tuple(
-        ItemParts(*item_elements(item), json_item(item), entry(item).encode()) for item in items
+        ItemParts(*item_elements(item, site), json_item(item, site), entry(item, site).encode())
+        for item in items
     )
 
 
@@ -101,9 +102,8 @@ def render_all(
     """Every output file but the changelog page; ``parts``, every item's (by default rendered
     here)."""
     if parts is None:
-        parts = {item.id: part for item, part in zip(items, item_parts(items), strict=True)}
-    from .catalog import feed_views, render_feeds_json
-    from .opml import render_opml
+        parts = {item.id: part for item, part in zip(items, item_parts(site, items), strict=True)}
+    from .catalog import feed_views, opml_files, render_feeds_json, render_opml
     from .pages import render_pages
 
     histories = []
@@ -118,7 +118,9 @@ def render_all(
     for path, data in render_pages(site, views, items, parts):
         yield path, (data,)
     yield "feeds.json", (render_feeds_json(site, views),)
-    yield "feeds.opml", (render_opml(site, views),)
+    for name, chosen in opml_files(views).items():
+        words = site.words.everything if chosen[0].module is None else site.words.by_module
+        yield name, (render_opml(site, f"{site.title} · {words}", chosen),)
 
 
 class _Feed:
@@ -193,7 +195,7 @@ def head(site: Site, spec: FeedSpec, document: Document, fmt: Format, version: s
         generator_version=None if archive else version,
         role=document.role,
         current_url=url(spec.folder) if archive else None,
-        prev_archive_url=url(document.prev_archive) if document.prev_archive else None,
-        next_archive_url=url(document.next_archive) if document.next_archive else None,
+        prev_archive_url=None if document.prev_archive is None else url(document.prev_archive),
+        next_archive_url=None if document.next_archive is None else url(document.next_archive),
         hub=None if archive else site.feeds.hub,
     )

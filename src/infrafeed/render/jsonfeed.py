@@ -13,11 +13,13 @@ parts (:func:`json_frame`, :func:`json_item`), each item rendered once.
 
 from __future__ import annotations
 
+import functools
 import json
 from json.encoder import encode_basestring
 from typing import Any
 
 from ..feeds.items import Item
+from ..source.models import Author, Site
 from ..source.urls import absolute
 from .documents import Frame, Head
 
@@ -38,13 +40,15 @@ def json_frame(doc: Head) -> Frame:
     return Frame(empty[: -len(_NO_ITEMS)] + _ITEMS_START, b",\n", _ITEMS_END, empty)
 
 
-def json_item(item: Item) -> bytes:
+def json_item(item: Item, site: Site) -> bytes:
     """The item as it appears in a feed's ``items`` array: two levels deep, no comma."""
     # What json.dumps(indent=2) writes, with its C string encoder: the
     # indenting encoder is pure Python, and slow on a feed of many items.
     lines = []
-    for key, value in _item(item).items():
-        if isinstance(value, str):
+    for key, value in _item(item, site).items():
+        if key == "authors":
+            lines.append(f'      "authors": {_authors(site.author)}')
+        elif isinstance(value, str):
             lines.append(f'      "{key}": {encode_basestring(value)}')
         elif value:
             inner = ",\n".join(f"        {encode_basestring(v)}" for v in value)
@@ -58,11 +62,19 @@ def _dump(feed: dict[str, Any]) -> bytes:
     return (json.dumps(feed, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
+@functools.cache
+def _authors(author: Author) -> str:
+    """An item's ``authors`` (the site's author), as json.dumps(indent=2) writes it there."""
+    return json.dumps(_author(author), ensure_ascii=False, indent=2).replace("\n", "\n      ")
+
+
+def _author(author: Author) -> list[dict[str, str]]:
+    found = {"name": author.name}
+    return [found | ({"url": author.url} if author.url else {})]
+
+
 def _feed(doc: Head) -> dict[str, Any]:
     site, spec = doc.site, doc.spec
-    author: dict[str, str] = {"name": site.author.name}
-    if site.author.url:
-        author["url"] = site.author.url
     feed: dict[str, Any] = {
         "version": VERSION,
         "title": spec.title,
@@ -72,17 +84,19 @@ def _feed(doc: Head) -> dict[str, Any]:
     }
     if doc.prev_archive_url:
         feed["next_url"] = doc.prev_archive_url
-    if site.icon:
-        feed["icon"] = absolute(site.url, site.icon)
-    feed["authors"] = [author]
+    # JSON Feed's icon is large (the logo; the favicon is a scalable SVG on the shipped site).
+    for key, image in (("icon", site.logo or site.favicon), ("favicon", site.favicon)):
+        if image:
+            feed[key] = absolute(site.url, image)
+    feed["authors"] = _author(site.author)
     feed["language"] = site.language
     if doc.hub:
         feed["hubs"] = [{"type": "WebSub", "url": doc.hub}]
     return feed
 
 
-def _item(item: Item) -> dict[str, str | list[str]]:
-    out: dict[str, str | list[str]] = {
+def _item(item: Item, site: Site) -> dict[str, Any]:
+    out: dict[str, Any] = {
         "id": item.id,
         "url": item.link,
         "title": item.title,
@@ -91,5 +105,6 @@ def _item(item: Item) -> dict[str, str | list[str]]:
     if item.summary:
         out["summary"] = item.summary
     out["date_published"] = item.published.isoformat()
+    out["authors"] = _author(site.author)
     out["tags"] = list(item.categories)
     return out

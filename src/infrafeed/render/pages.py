@@ -2,26 +2,26 @@
 
 Readable feeds without XSLT: ``index.html`` lists every feed with its formats,
 copyable URLs, one-click subscribe links and the latest items; each module
-has its page. Autoescaping is on and no template marks anything safe, so
-every text from the entries is shown as text. Links between generated files
-are relative, so the pages work wherever ``output/`` is served (or opened
-from disk); the URLs shown for copying, and the head snippet that other
-pages embed, are the public absolute ones.
+has its page. Every word comes from the settings (``[words]``). Autoescaping
+is on, and only :func:`fill` and :func:`wbr` make markup, from escaped text,
+so every text from the entries is shown as text. Links between generated
+files are relative, so the pages work wherever ``output/`` is served; the
+URLs shown for copying, and the head snippet, are the public absolute ones.
 """
 
 from __future__ import annotations
 
 import functools
 import posixpath
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import jinja2
-import markupsafe
+from markupsafe import Markup, escape
 
 from ..feeds.items import Item
 from ..source.models import Site
-from .catalog import FeedView
+from .catalog import OPML, FeedView, opml_files
 
 if TYPE_CHECKING:
     from .documents import ItemParts
@@ -30,60 +30,54 @@ LATEST = 20  # items listed on the index page
 
 
 def render_pages(
-    site: Site,
-    views: Sequence[FeedView],
-    items: Sequence[Item],
-    parts: Mapping[str, ItemParts],
+    site: Site, views: Sequence[FeedView], items: Sequence[Item], parts: Mapping[str, ItemParts]
 ) -> Iterator[tuple[str, bytes]]:
     """Every page; a module page lists its items' :func:`entry` parts."""
-    env = _environment()
+    env, words = _environment(), site.words
     main = [view for view in views if view.module is None]
-    yield _page(
-        env,
-        "index.html",
-        "index.html",
-        site=site,
-        title=f"{site.title} · Nguồn tin",
-        description=site.description,
-        alternates=main or views[:1],
-        feeds=views,
-        latest=tuple(items[:LATEST]),
-    )
+    common = {"site": site, "words": words, "archived": any(view.archives for view in views)}
+    title = fill(words.page_title, site=site.title)
+    yield _page(env, "index.html", "index.html", title=title, description=site.description,
+                alternates=main or views[:1], feeds=views, latest=tuple(items[:LATEST]),
+                opml=opml_files(views), everything=OPML["everything"], **common)  # fmt: skip
     for view in views:
-        if view.module is None:
-            continue
-        number = view.module.number
-        module_items = tuple(
-            item for item in items if item.module is not None and item.module.number == number
-        )
-        # Each entry is the output of the autoescaping item_entry macro: safe as it is.
-        entries = b"".join(parts[item.id].page for item in module_items).decode()
-        yield _page(
-            env,
-            "module.html",
-            view.page_path,
-            site=site,
-            title=view.title,
-            description=view.description,
-            alternates=[view, *main],  # the module's feed first: browsers offer the first
-            feed=view,
-            items=module_items,
-            entries=markupsafe.Markup(entries),  # noqa: S704
-        )
+        if view.module is not None:
+            number = view.module.number
+            own = [i.id for i in items if i.module is not None and i.module.number == number]
+            # Each entry is the output of the autoescaping item_entry macro: safe as it is.
+            entries = Markup(b"".join(parts[i].page for i in own).decode())  # noqa: S704
+            yield _page(env, "module.html", view.page_path, title=view.title,
+                        description=view.description, alternates=[view, *main], feed=view,
+                        count=len(own), entries=entries, **common)  # fmt: skip
     snippet = env.get_template("head-links.html").render(feeds=main or views)
     yield "head-links.html", snippet.encode("utf-8")
 
 
-def entry(item: Item) -> str:
+def entry(item: Item, site: Site) -> str:
     """The item as its module's page lists it (``item_entry`` in _macros.html)."""
     macros: Any = _environment().get_template("_macros.html").module
-    return str(macros.item_entry(item, show_module=False))
+    return str(macros.item_entry(item, site, show_module=False))
+
+
+def fill(pattern: str, **values: object) -> Markup:
+    """``pattern`` from the settings with its {names} filled in, all escaped but markup values."""
+    found = escape(pattern)
+    for name, value in values.items():
+        found = found.replace(f"{{{name}}}", escape(value))
+    return found
+
+
+def wbr(url: str) -> Markup:
+    """``url`` with a line break opportunity after each "/" of its path: a narrow screen
+    wraps it there, never inside a word."""
+    head, separator, rest = url.partition("://")
+    return escape(head + separator) + Markup("/<wbr>").join(escape(rest).split("/"))
 
 
 @functools.cache
 def _environment() -> jinja2.Environment:
     # One per process: it caches its compiled templates.
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("infrafeed.render", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -91,18 +85,14 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.filters.update(fill=fill, wbr=wbr)
+    return env
 
 
 def _page(env: jinja2.Environment, template: str, path: str, **context: Any) -> tuple[str, bytes]:
-    html = env.get_template(template).render(href=_relative_to(path), **context)
-    return path, html.encode("utf-8")
+    folder = posixpath.dirname(path) or "."
 
-
-def _relative_to(page: str) -> Callable[[str], str]:
-    """A link from ``page`` to another generated file, both below the output folder."""
-    folder = posixpath.dirname(page) or "."
-
-    def href(target: str) -> str:
+    def href(target: str) -> str:  # a link to another generated file, relative to this page
         return posixpath.relpath(target, folder)
 
-    return href
+    return path, env.get_template(template).render(href=href, **context).encode("utf-8")

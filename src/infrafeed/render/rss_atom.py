@@ -1,30 +1,27 @@
 """RSS 2.0 and Atom 1.0 through feedgen: the only module that touches feedgen.
 
 feedgen's traps, handled here once:
-- ``add_entry`` prepends by default: we append, so the document is newest first;
 - feed and entry ``updated`` default to *now*: we always set them from the data;
 - the default generator embeds feedgen's version: we name infrafeed instead;
 - the RSS channel ``<link>`` is the last link added: ``rel=self`` goes first;
-- RSS ``<author>`` needs an e-mail address, so items carry none (Atom has the
-  feed's author, which W3C's validator requires);
+- ``logo()`` also sets RSS's ``<image>`` and ``image()`` Atom's ``<logo>``: each
+  document gets its own (RSS's image must be a GIF, JPEG or PNG);
+- RSS ``<author>`` is an e-mail address: without one the author's name goes in
+  ``dc:creator`` instead (an item with both is a W3C validator warning);
 - RSS ``<description>`` is HTML to readers, and feedgen would copy a plain-text
-  summary into it: we give it the escaped HTML body instead, so that a summary
+  summary into it: we give it the HTML body instead, so that a summary
   reading ``<script>`` is shown, not run;
-- ``formatRFC2822`` switches the whole process's locale twice per date (and
-  is a fifth of rendering RSS): an item's ``<pubDate>``, its last element, is
-  written by :func:`rfc822` instead, in the same C-locale format;
-- ``rss_file``/``atom_file`` write in place: we take the bytes and publish them
-  atomically elsewhere;
-- RSS gets no ``atom:link`` but ``rel=self``, so the RFC 5005 links
-  (``prev-archive``, ``next-archive``, ``current``), the WebSub ``hub`` link and
-  the ``fh:complete``/``fh:archive`` markers come from :class:`_History`, a
-  feedgen extension that writes them the same way into RSS and Atom.
+- ``formatRFC2822`` switches the whole process's locale twice per date (and is
+  a fifth of rendering RSS): an item's ``<pubDate>`` is written by
+  :func:`rfc822` instead, in the same C-locale format;
+- RSS gets no ``atom:link`` but ``rel=self``, so the RFC 5005 links, the WebSub
+  ``hub`` link and the ``fh:complete``/``fh:archive`` markers come from
+  :class:`_History`, a feedgen extension that writes them into RSS and Atom.
 
 A document is rendered in parts (render/documents.py): each item once, from
 one feedgen entry, as the bytes feedgen's pretty printer gives its ``<item>``
 and ``<entry>`` at their place in a feed (:func:`item_elements`), and the
-document's head and tail from the same feed with no entries
-(:func:`rss_frame`, :func:`atom_frame`).
+document's head and tail from the same feed with no entries.
 """
 
 from __future__ import annotations
@@ -39,6 +36,7 @@ from feedgen.util import xml_elem
 from lxml import etree
 
 from ..feeds.items import Item
+from ..source.models import Site
 from ..source.urls import absolute
 from .documents import Frame, Head
 
@@ -48,7 +46,12 @@ FEED_HISTORY_NS = "http://purl.org/syndication/history/1.0"
 _ATOM_NS = "http://www.w3.org/2005/Atom"
 # The namespaces feedgen declares on <rss>: an <item> serialized below them
 # comes out as it does in a real document.
-_RSS_NAMESPACES = {"atom": _ATOM_NS, "content": "http://purl.org/rss/1.0/modules/content/"}
+_DC_NS = "http://purl.org/dc/elements/1.1/"
+_RSS_NAMESPACES = {
+    "atom": _ATOM_NS,
+    "content": "http://purl.org/rss/1.0/modules/content/",
+    "dc": _DC_NS,
+}
 _RSS_ITEMS_START = b"<channel>\n"
 _RSS_TAIL = b"  </channel>\n</rss>\n"
 _ATOM_ITEMS_START = b"<feed>\n"
@@ -58,26 +61,28 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 
 
 def rss_frame(doc: Head) -> Frame:
-    """The RSS document of ``doc`` around its items (``doc.items`` is not read)."""
+    """The RSS document of ``doc`` around its items."""
     return _frame(_rss_bytes(_feed(doc), doc), _RSS_TAIL)
 
 
 def atom_frame(doc: Head) -> Frame:
-    """The Atom document of ``doc`` around its items (``doc.items`` is not read)."""
-    return _frame(_atom_bytes(_feed(doc)), _ATOM_TAIL)
+    """The Atom document of ``doc`` around its items."""
+    return _frame(_atom_bytes(_feed(doc), doc), _ATOM_TAIL)
 
 
-def item_elements(item: Item) -> tuple[bytes, bytes]:
+def item_elements(item: Item, site: Site) -> tuple[bytes, bytes]:
     """The item's RSS ``<item>`` and Atom ``<entry>``, as they appear in a document.
 
     One feedgen entry for both: its RSS element is taken before the fields
     that only Atom has are set, since feedgen would copy them into RSS.
     """
     entry = FeedEntry()
-    _common_fields(entry, item)
+    _common_fields(entry, item, site)
     _rss_fields(entry, item)
     rss = entry.rss_entry()
     xml_elem("pubDate", rss).text = rfc822(item.published)
+    if not site.author.email:  # where feedgen's dc extension puts it, after pubDate
+        xml_elem(f"{{{_DC_NS}}}creator", rss).text = site.author.name
     _atom_fields(entry, item)
     atom = entry.atom_entry()
 
@@ -92,11 +97,23 @@ def item_elements(item: Item) -> tuple[bytes, bytes]:
 def _rss_bytes(fg: FeedGenerator, doc: Head) -> bytes:
     fg.lastBuildDate(doc.updated)
     fg.docs("https://www.rssboard.org/rss-specification")
+    fg.load_extension("dc", atom=False)  # declares dc: for the items' dc:creator
+    image = next((i for i in (doc.site.logo, doc.site.favicon) if i and _raster(i)), None)
+    if image:  # titled and linked like the channel, as the W3C validator wants
+        fg.image(absolute(doc.site.url, image))
     return bytes(fg.rss_str(pretty=True))
 
 
-def _atom_bytes(fg: FeedGenerator) -> bytes:
+def _atom_bytes(fg: FeedGenerator, doc: Head) -> bytes:
+    if doc.site.favicon:
+        fg.icon(absolute(doc.site.url, doc.site.favicon))
+    if doc.site.logo:
+        fg.logo(absolute(doc.site.url, doc.site.logo))
     return bytes(fg.atom_str(pretty=True))
+
+
+def _raster(reference: str) -> bool:
+    return reference.split("?")[0].lower().endswith((".png", ".gif", ".jpg", ".jpeg"))
 
 
 def _frame(empty: bytes, tail: bytes) -> Frame:
@@ -124,16 +141,11 @@ def _feed(doc: Head) -> FeedGenerator:
     fg.subtitle(spec.description)  # RSS <description> and Atom <subtitle>
     fg.language(site.language)  # RSS <language> and Atom xml:lang
     fg.updated(doc.updated)
-    author = {"name": site.author.name}
-    if site.author.url:
-        author["uri"] = site.author.url
-    fg.author(author)
+    fg.author(_author(site))
     if doc.generator_version is None:
         fg.generator("infrafeed")
     else:
         fg.generator(f"infrafeed {doc.generator_version}", version=doc.generator_version)
-    if site.icon:
-        fg.icon(absolute(site.url, site.icon))
     # Order matters for RSS: its channel <link> is the last link added.
     fg.link(href=doc.self_url, rel="self", type=doc.format.media_type)
     fg.link(href=spec.home_url, rel="alternate", type="text/html")
@@ -142,14 +154,20 @@ def _feed(doc: Head) -> FeedGenerator:
     return fg
 
 
-def _common_fields(entry: FeedEntry, item: Item) -> None:
+def _common_fields(entry: FeedEntry, item: Item, site: Site) -> None:
     entry.id(item.id)
+    entry.author(_author(site))
     entry.guid(item.id, permalink=False)
     entry.title(item.title)
     entry.link(href=item.link, rel="alternate", type="text/html")
     entry.updated(item.published)
     for category in item.categories:
         entry.category(term=category)
+
+
+def _author(site: Site) -> dict[str, str]:
+    found = {"name": site.author.name, "uri": site.author.url, "email": site.author.email}
+    return {key: value for key, value in found.items() if value}
 
 
 def _rss_fields(entry: FeedEntry, item: Item) -> None:

@@ -325,6 +325,7 @@ class Module(_Model):
     name: Title
     slug: Slug
     section: Slug  # the site's path segment, e.g. "cuda"
+    short: Line | None = None  # before a feed item's title; default: labels.module_short + number
 
 
 class Ids(_Model):
@@ -348,10 +349,57 @@ class FeedSettings(_Model):
 class Labels(_Model):
     """Words of the feed items' content, in the site's language."""
 
-    module: Line = "Module"
+    module: Line = "Module"  # a module's label everywhere: "Module 4 · Tối ưu suy luận"
+    module_short: Line = "M"  # "M4 · Mới · 6.1 …": every item's title names its module
     chapter: Line = "Chương"
     read_article: Line = "Đọc bài"
     read_changelog: Line = "Xem trong nhật ký cập nhật"
+
+
+class Words(_Model):
+    """The words of the HTML pages, in the site's language; {names} are filled in."""
+
+    page_title: Line = "{site} · Nguồn tin"
+    eyebrow: Line = "Nguồn tin · RSS · Atom · JSON Feed"
+    heading: Line = "Theo dõi {site}"
+    intro: Line = (
+        "Chép một địa chỉ dưới đây vào trình đọc tin (feed reader) của bạn, hoặc bấm “Thêm vào” "
+        "để mở thẳng trình đọc. Ba định dạng của một nguồn có cùng nội dung: chỉ cần chọn một."
+    )
+    choose: Line = "Đăng ký tất cả một lần: chọn một trong hai cách, đừng chọn cả hai"
+    everything: Line = "Mọi thứ"
+    everything_help: Line = (
+        "một nguồn với mọi cập nhật; chỉ nguồn này có các ghi chú về toàn bộ trang"
+    )
+    by_module: Line = "Theo module"
+    by_module_help: Line = "mỗi module một nguồn, giữ những module bạn quan tâm"
+    opml: Line = "tải {file} rồi nhập (import) vào trình đọc tin"
+    feeds: Line = "Các nguồn tin"
+    latest: Line = "Cập nhật mới nhất"
+    see_all: Line = "Xem mọi cập nhật trong nhật ký cập nhật"
+    newest: Line = "{count} mục mới nhất"
+    updated: Line = "cập nhật {date}"
+    date: Line = "%d/%m/%Y"  # strftime, numbers only
+    complete: Line = "đầy đủ mọi mục"
+    partial: Line = "{total} mục tất cả, phần cũ hơn trong lưu trữ theo tháng"
+    add_to: Line = "Thêm vào:"
+    add_to_label: Line = "Thêm {feed} vào {reader}"
+    format_label: Line = "{format} của {feed}"  # a feed link's name for screen readers
+    archives: Line = "Lưu trữ theo tháng ({count} tháng)"
+    archive: Line = "{month} · {count} mục:"
+    back: Line = "← Tất cả nguồn tin của {site}"
+    module_lead: Line = (
+        "Mọi cập nhật của module này trong {site}, và nguồn tin để theo dõi riêng nó."
+    )
+    read_module: Line = "Đọc module trên trang chính"
+    module_feed: Line = "Nguồn tin của module"
+    updates: Line = "Các cập nhật ({count})"
+    footer: Line = "Trang này được tạo từ {link}."
+    footer_link: Line = "nhật ký cập nhật của {site}"
+    footer_formats: Line = (
+        "Mỗi nguồn tin có ba định dạng với cùng nội dung: RSS 2.0, Atom 1.0 và JSON Feed 1.1."
+    )
+    footer_archives: Line = "Lịch sử đầy đủ nằm trong lưu trữ theo tháng (RFC 5005)."
 
 
 _PAGE_PATH = re.compile(r"^(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)*[A-Za-z0-9_][A-Za-z0-9._-]*\.md$")
@@ -393,13 +441,15 @@ class Site(_Model):
     timezone: TimeZone
     url: BaseUrl
     changelog: BaseUrl
-    icon: Reference | None = None
+    favicon: Reference | None = None  # small and square: Atom icon, JSON Feed favicon
+    logo: Reference | None = None  # Atom logo, JSON Feed icon; RSS image if GIF, JPEG or PNG
     author: Author
     ids: Ids
     kinds: dict[Kind, KindLabel]
     modules: tuple[Module, ...] = Field(min_length=1)
     feeds: FeedSettings
     labels: Labels = Labels()
+    words: Words = Words()
     page: PageSettings = PageSettings()
 
     @model_validator(mode="after")
@@ -436,3 +486,9 @@ class Site(_Model):
 
     def module(self, number: int) -> Module | None:
         return next((m for m in self.modules if m.number == number), None)
+
+    def module_label(self, module: Module) -> str:
+        return f"{self.labels.module} {module.number} · {module.name}"
+
+    def module_short(self, module: Module) -> str:
+        return module.short or f"{self.labels.module_short}{module.number}"
