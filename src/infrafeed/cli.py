@@ -15,9 +15,10 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import click
 
@@ -33,13 +34,7 @@ from .errors import (
     PublishError,
 )
 
-EXIT_OK = 0
-EXIT_DATA = 1
-EXIT_USAGE = 2
-EXIT_GUARD = 3
-EXIT_LOCKED = 4
-EXIT_WRITE = 5
-EXIT_OUTDATED = 6
+EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_GUARD, EXIT_LOCKED, EXIT_WRITE, EXIT_OUTDATED = range(7)
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 
@@ -55,13 +50,9 @@ Exit codes:
   {EXIT_INTERNAL}   internal error (a bug: please report it)
   {EXIT_INTERRUPTED}  interrupted (SIGINT or SIGTERM); the output is whole, old or new"""
 
-ENTRIES = click.option(
-    "--entries",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("entries"),
-    show_default=True,
-    help="Folder with site.toml and the release files.",
-)
+FOLDER = click.Path(file_okay=False, path_type=Path)
+ENTRIES = click.option("--entries", type=FOLDER, default=Path("entries"), show_default=True,
+                       help="Folder with site.toml and the release files.")  # fmt: skip
 
 
 class Interrupted(Exception):
@@ -89,7 +80,7 @@ def check(entries: Path) -> None:
     from .source.summary import describe
 
     if not entries.is_dir():
-        raise DataError([_no_folder(entries)])
+        raise DataError([Problem(str(entries), "(folder)", "no such folder")])
     snapshot = read_entries(entries, __version__)
     changelog = validate(snapshot)
     for name in snapshot.ignored:
@@ -99,8 +90,8 @@ def check(entries: Path) -> None:
 
 @cli.command()
 @ENTRIES
-@click.option("--date", "date_text", metavar="YYYY-MM-DD", help="The release date "
-              "(default: today in the site's time zone).")  # fmt: skip
+@click.option("--date", "date_text", metavar="YYYY-MM-DD",
+              help="The release date (default: today in the site's time zone).")  # fmt: skip
 def new(entries: Path, date_text: str | None) -> None:
     """Write a commented template for a new release file; never overwrite one.
 
@@ -118,9 +109,8 @@ def new(entries: Path, date_text: str | None) -> None:
         except ValueError as exc:
             form = re.fullmatch(r"\d{4}-\d\d-\d\d", date_text)
             reason = str(exc) if form else "write it as YYYY-MM-DD, e.g. 2026-11-30"
-            raise click.BadParameter(
-                f"{date_text!r} is not a date: {reason}", param_hint="--date"
-            ) from None
+            message = f"{date_text!r} is not a date: {reason}"
+            raise click.BadParameter(message, param_hint="--date") from None
     _say(f"wrote {write_template(entries, date).as_posix()}")
 
 
@@ -130,75 +120,41 @@ def _seconds(_: click.Context, __: click.Parameter, value: float) -> float:
     return value
 
 
+# The options of ``build``, each a line of the help: (names, settings, help).
+BUILD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any], str]] = [
+    (("--out",), {"type": FOLDER, "default": Path("output"), "show_default": True},
+     "Output folder, served at site.toml [feeds] url."),
+    (("--page",), {"type": click.Path(dir_okay=False, path_type=Path), "metavar": "FILE"},
+     "Write the changelog page to FILE (a site's posts folder) instead of below the output."),
+    (("--allow-changes",), {"is_flag": True},
+     "Confirm that items already published may disappear or change their date."),
+    (("--locked",), {"is_flag": True}, "Refuse to change the entries' published-ids.txt "
+     "(for CI: the record must be committed with the entries)."),
+    (("--lock-wait",), {"type": float, "default": 30.0, "show_default": True,
+                        "metavar": "SECONDS", "callback": _seconds},
+     "How long to wait for another build on the output folder."),
+    (("--ping",), {"is_flag": True}, "Tell the WebSub hub (site.toml [feeds] hub) of every "
+     "feed that changed; a failure is reported, and the next build with --ping retries."),
+    (("--cache",), {"type": FOLDER, "metavar": "DIRECTORY",
+                    "show_default": ".infrafeed-cache beside the entries folder"},
+     "Build cache folder: what each release file gave the last build. Derived data only: "
+     "deleting it makes the next build slower, never different."),
+    (("--no-cache",), {"is_flag": True}, "Use no build cache."),
+    (("-q", "--quiet"), {"is_flag": True},
+     "Print nothing on success (for cron); errors and warnings go to stderr."),
+]  # fmt: skip
+
+
+def _options(func: Callable[..., None]) -> Callable[..., None]:
+    for names, settings, text in reversed(BUILD_OPTIONS):
+        func = click.option(*names, help=text, **settings)(func)
+    return func
+
+
 @cli.command()
 @ENTRIES
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("output"),
-    show_default=True,
-    help="Output folder, served at site.toml [feeds] url.",
-)
-@click.option(
-    "--page",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Write the changelog page to FILE (a site's posts folder) instead of below "
-    "the output folder.",
-)
-@click.option(
-    "--allow-changes",
-    is_flag=True,
-    help="Confirm that items already published may disappear or change their date.",
-)
-@click.option(
-    "--locked",
-    is_flag=True,
-    help="Refuse to change the entries' published-ids.txt "
-    "(for CI: the record must be committed with the entries).",
-)
-@click.option(
-    "--lock-wait",
-    type=float,
-    default=30.0,
-    show_default=True,
-    metavar="SECONDS",
-    callback=_seconds,
-    help="How long to wait for another build on the output folder.",
-)
-@click.option(
-    "--ping",
-    is_flag=True,
-    help="Tell the WebSub hub (site.toml [feeds] hub) of every "
-    "feed that changed; a hub failure is reported, and retried by the next build.",
-)
-@click.option(
-    "--cache",
-    type=click.Path(file_okay=False, path_type=Path),
-    metavar="DIRECTORY",
-    show_default=".infrafeed-cache beside the entries folder",
-    help="Build cache folder: what each release file gave the last build. Derived "
-    "data only: deleting it makes the next build slower, never different.",
-)
-@click.option("--no-cache", is_flag=True, help="Use no build cache.")
-@click.option(
-    "-q",
-    "--quiet",
-    is_flag=True,
-    help="Print nothing on success (for cron); errors and warnings go to stderr.",
-)
-def build(
-    entries: Path,
-    out: Path,
-    page: Path | None,
-    allow_changes: bool,
-    locked: bool,
-    lock_wait: float,
-    ping: bool,
-    cache: Path | None,
-    no_cache: bool,
-    quiet: bool,
-) -> None:
+@_options
+def build(entries: Path, cache: Path | None, no_cache: bool, quiet: bool, **options: Any) -> None:
     """Build every feed (RSS, Atom, JSON Feed), the site files and the changelog page.
 
     The output folder is replaced whole, in one step; files whose bytes did not
@@ -218,36 +174,35 @@ def build(
     if not no_cache and cache is None:
         # Absolute, so that "--entries ." puts it beside the folder, not in it.
         cache = entries.absolute().parent / ".infrafeed-cache"
-    result = run(entries, out, cache=cache, allow_changes=allow_changes, locked_ids=locked,
-                 lock_wait=lock_wait, ping=ping, page=page)  # fmt: skip
+    options["locked_ids"] = options.pop("locked")
+    result = run(entries, cache=cache, **options)
     # Warnings print even with --quiet: it is what a cron job's mail is for.
-    for warning in result.warnings:
-        _say(f"warning: {warning}", err=True)
+    warnings = [*result.warnings]
     if result.cache_error is not None:
-        _say(f"warning: could not write the build cache ({result.cache_error}); the build "
-             "is complete, but the next one will be slower", err=True)  # fmt: skip
-    for relative in result.report.kept:
-        _say(f"warning: left {relative} in place: it changed since infrafeed wrote it, so it "
-             "is no longer infrafeed's", err=True)  # fmt: skip
-    if ping and result.hub is None:
-        _say("warning: --ping: no hub in site.toml [feeds]; nobody was notified", err=True)
-    for note in result.notifications:
-        if note.error is not None:
-            _say(f"warning: WebSub hub {result.hub} was not told that {note.topic} changed "
-                 f"({note.error}); the next build with --ping tells it", err=True)  # fmt: skip
-    told = sum(1 for note in result.notifications if note.error is None)
-    if quiet:
-        return
-    report = result.report
-    if report.written:
-        _say(f"wrote {_count(len(report.written), 'file')}: {', '.join(report.written)}")
-    if report.removed:
-        _say(f"removed {_count(len(report.removed), 'file')} of feeds no longer configured: "
-             f"{', '.join(report.removed)}")  # fmt: skip
-    if report.unchanged or not report.changed:
-        _say(f"unchanged: {_count(len(report.unchanged), 'file')}")
-    if told:
-        _say(f"notified the WebSub hub of {_count(told, 'changed feed')}")
+        warnings.append(f"could not write the build cache ({result.cache_error}); the build "
+                        "is complete, but the next one will be slower")  # fmt: skip
+    warnings += [f"left {relative} in place: it changed since infrafeed wrote it, so it is "
+                 "no longer infrafeed's" for relative in result.report.kept]  # fmt: skip
+    if options["ping"] and result.hub is None:
+        warnings.append("--ping: no hub in site.toml [feeds]; nobody was notified")
+    warnings += [f"WebSub hub {result.hub} was not told that {note.topic} changed "
+                 f"({note.error}); the next build with --ping tells it"
+                 for note in result.notifications if note.error is not None]  # fmt: skip
+    for warning in warnings:
+        _say(f"warning: {warning}", err=True)
+    report, told = result.report, sum(1 for note in result.notifications if note.error is None)
+    lines = [
+        f"wrote {_count(len(report.written), 'file')}: {', '.join(report.written)}"
+        if report.written else "",
+        f"removed {_count(len(report.removed), 'file')} of feeds no longer configured: "
+        f"{', '.join(report.removed)}" if report.removed else "",
+        f"unchanged: {_count(len(report.unchanged), 'file')}"
+        if report.unchanged or not report.changed else "",
+        f"notified the WebSub hub of {_count(told, 'changed feed')}" if told else "",
+    ]  # fmt: skip
+    for line in lines if not quiet else ():
+        if line:
+            _say(line)
 
 
 @cli.command("import")
@@ -291,22 +246,16 @@ def _say(text: str, *, err: bool = False) -> None:
         click.echo(text, err=err)
 
 
-def _no_folder(entries: Path) -> Problem:
-    return Problem(str(entries), "(folder)", "no such folder")
-
-
 def _today(entries: Path, clock: Clock) -> dt.date:
     """Today in the site's time zone (UTC when the settings cannot be read)."""
-    import tomllib
     from zoneinfo import ZoneInfo
 
-    zone: dt.tzinfo = dt.UTC
+    from .source.loader import load_site
+
     try:
-        settings = tomllib.loads((entries / "site.toml").read_text(encoding="utf-8"))
-        zone = ZoneInfo(str(settings["timezone"]))
-    except (OSError, ValueError, KeyError, tomllib.TOMLDecodeError):
-        pass
-    return clock.now().astimezone(zone).date()
+        return clock.now().astimezone(ZoneInfo(load_site(entries).timezone)).date()
+    except InfraFeedError:
+        return clock.now().astimezone(dt.UTC).date()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -334,9 +283,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"infrafeed: {exc}; nothing was written. If this is intended, run again with "
              "--allow-changes.", err=True)  # fmt: skip
         return EXIT_GUARD
-    except (LockBusy, OutOfDate, PublishError, OSError, InfraFeedError) as exc:
+    except (InfraFeedError, OSError) as exc:
         _say(f"infrafeed: {exc}", err=True)
-        codes: dict[type[Exception], int] = {
+        codes: dict[type, int] = {
             LockBusy: EXIT_LOCKED,
             OutOfDate: EXIT_OUTDATED,
             PublishError: EXIT_WRITE,
@@ -366,6 +315,5 @@ def run() -> None:
     except (OSError, ValueError, AttributeError):
         # A reader that went away (| head -1) or a full disk: the job is done; say nothing
         # more, and keep Python from failing on the flush at exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
     sys.exit(code)
