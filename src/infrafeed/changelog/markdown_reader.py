@@ -22,6 +22,7 @@ from markdown_it.tree import SyntaxTreeNode
 
 from ..source.inline import Code, Emphasis, Link, Node, Strong, Text, to_text
 from ..source.urls import check_reference
+from .markdown import SPLIT
 
 Warn = Callable[[int, str], None]
 # A piece of an inline run: a markdown-it node, or plain (unescaped) text cut from a text node.
@@ -142,6 +143,8 @@ class _Reader:
             described = to_text(tuple(alt))
             self.warn(self.line, f"image '{described}' is not imported; its text is kept")
             return alt
+        if kind == "html_inline" and node.content == SPLIT:
+            return []  # the page writer's, between two characters
         if kind == "html_inline":
             self.warn(self.line, f"inline HTML {node.content!r} is kept as text")
             return [Text(node.content)]
