@@ -125,6 +125,13 @@ def installed_node_modules() -> Path:
     return modules
 
 
+def link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another file system
+        shutil.copy2(source, target)
+
+
 def site_copy(where: Path) -> Path:
     """The example's sources in ``where``, with its installed packages hard-linked in.
 
@@ -141,7 +148,7 @@ def site_copy(where: Path) -> Path:
         installed_node_modules(),
         where / "node_modules",
         symlinks=True,
-        copy_function=os.link,
+        copy_function=link_or_copy,
         ignore=shutil.ignore_patterns(".astro", ".vite"),
     )
     return where
