@@ -29,6 +29,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 import lxml.html
@@ -295,7 +296,7 @@ def plain(text: str) -> str:
     Markdown can stop it; the page shows “rẻ” where the feeds say "rẻ".
     """
     text = " ".join(text.split())
-    return text.translate(str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"}))
+    return text.translate(str.maketrans("“”‘’", "\"\"''"))
 
 
 def release_bullets(page: Path) -> dict[str, list[str]]:
@@ -381,11 +382,11 @@ def test_a_feed_link_opens_its_release_in_view(
             const top = document.elementFromPoint(box.left + 4, (box.top + box.bottom) / 2);
             return [box.top, box.bottom, header.bottom, innerHeight, heading.contains(top)];
         """
-        seen: list[object] = []
+        seen: list[list[Any]] = []
 
         def settled(driver: webdriver.Chrome) -> bool:
             seen.append(driver.execute_script(script, anchor))
-            top, bottom, header, height, visible = seen[-1]  # type: ignore[misc]
+            top, bottom, header, height, visible = seen[-1]
             still = len(seen) > 1 and seen[-1] == seen[-2]
             return still and header <= top < bottom <= height and visible
 
