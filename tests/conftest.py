@@ -91,18 +91,5 @@ def run(run_cli: RunCli) -> RunSite:
     return build_site
 
 
-@pytest.fixture
-def later(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every file written so far is settled (stamp.py): the cache's clock runs an hour ahead.
-
-    The build cache trusts a file's stat only 2.5 s after it last changed;
-    tests move the clock instead of waiting.
-    """
-    from infrafeed import stamp
-
-    real = stamp.now_ns
-    monkeypatch.setattr(stamp, "now_ns", lambda: real() + 3600 * 10**9)
-
-
 def invoke(*args: str) -> Result:
     return CliRunner().invoke(cli, list(args))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import fnmatch
 import json
 import shutil
-import tempfile
 import time
 import tomllib
 import urllib.request
@@ -20,10 +19,10 @@ from urllib.parse import urlsplit
 import feedparser
 import pytest
 from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-from conftest import REPO, SHIPPED_ENTRIES, require_program
+from chromium import headless_chromium
+from conftest import REPO, SHIPPED_ENTRIES
 from localhttp import content_types, serve
 
 ARTIFACTS = REPO / "test-artifacts"
@@ -34,32 +33,8 @@ pytestmark = pytest.mark.external
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[webdriver.Chrome]:
-    chromium = require_program("chromium")
-    chromedriver = require_program("chromedriver")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    with tempfile.TemporaryDirectory(prefix="infrafeed-chromium-") as profile:
-        for argument in (
-            "--headless",
-            "--no-sandbox",  # CI runs as root
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            f"--user-data-dir={profile}",
-            "--window-size=1280,900",
-        ):
-            options.add_argument(argument)
-        # An explicit driver path: Selenium Manager never downloads anything.
-        driver = webdriver.Chrome(service=Service(chromedriver), options=options)
-        driver.set_page_load_timeout(15)
-        try:
-            yield driver
-        finally:
-            driver.quit()
+    with headless_chromium() as driver:
+        yield driver
 
 
 @pytest.fixture(scope="module")

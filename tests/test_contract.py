@@ -232,8 +232,8 @@ def test_a_fresh_clone_guards_what_was_published_and_locked_builds_never_change_
     code, stdout, stderr = _build(run_cli, entries, tmp_path / "ci", "--locked")
     assert (code, stdout) == (6, "")
     assert stderr == (
-        f"infrafeed: {entries.as_posix()}/published-ids.txt: the entries publish items this "
-        f"record does not list as it is; run `infrafeed build` and commit "
+        f"infrafeed: {entries.as_posix()}/published-ids.txt does not match the entries "
+        f"(--locked); run `infrafeed build` where the entries are edited and commit "
         f"{entries.as_posix()}/published-ids.txt\n"
     )
     assert not (tmp_path / "ci").exists() or not any((tmp_path / "ci").iterdir())

@@ -163,9 +163,10 @@ def _publish(
     record = ids_bytes(ids)
     if committed is None or committed.data != record:
         if locked_ids:
+            state = "is missing" if committed is None else "does not match the entries"
             raise OutOfDate(
-                f"{record_path}: the entries publish items this record does not list as "
-                f"it is; run `infrafeed build` and commit {record_path}"
+                f"{record_path} {state} (--locked); run `infrafeed build` where the "
+                f"entries are edited and commit {record_path}"
             )
         try:  # before the output: a record ahead of it only guards more
             write_atomic(record_path, (record,))

@@ -7,14 +7,19 @@ emphasis, an entity, a table cell or a strikethrough, and where ``#``, ``-``
 or ``1.`` at the start of a line start a block. So the page gets its own
 writer: it escapes every character that CommonMark would read as markup, so
 the page shows exactly the text of the entries, and ``page_inline`` reads the
-same nodes back.
+same nodes back. Sites add syntax: ``$`` opens math (remark-math) and is
+escaped too; GFM links ``www.`` and ``http://`` in text, showing the escapes
+inside them, unless their ``.`` or ``:`` is escaped; smartypants turns ``--``,
+``...``, ``. . .``, two backticks and ``''`` within one text into typographic
+marks, unless an empty comment (``SPLIT``) parts their characters.
 
 Known limits, all about text that cannot be expressed in one Markdown
 paragraph: a blank line inside a text becomes a single line break, leading
 spaces of a continuation line are dropped by every Markdown reader, a line
 break inside inline code shows as a space, a link inside a link keeps only its
 text, and emphasis that CommonMark would not recognise next to punctuation
-(``x*(y)*``) is written as plain text.
+(``x*(y)*``) is written as plain text; smartypants still curls straight
+quotes (``"`` and ``'``): no Markdown keeps them straight in text.
 """
 
 from __future__ import annotations
@@ -26,9 +31,13 @@ from collections.abc import Callable
 from ..source.inline import Code, Emphasis, Link, Node, Strong, Text, longest_run
 
 # CommonMark reads these anywhere in a line: escape them always.
-_ALWAYS = frozenset("\\`*[]<|~")
+_ALWAYS = frozenset("\\`*[]<|~$")
 # What may need a backslash: those, and "_" or "&" depending on what is around them.
-_SPECIAL = re.compile(r"[\\`*\[\]<|~_&]")
+_SPECIAL = re.compile(r"[\\`*\[\]<|~_&$]")
+_AUTOLINK = re.compile(r"(?i)(?<=www)\.|:(?=//)")
+# Where smartypants would join two characters into one mark (see above).
+_TYPOGRAPHIC = re.compile(r"(?<=-)(?=-)|(?<=\.)(?=[ \t]*\.)|(?<=`)(?=\\`)|(?<=')(?=')")
+SPLIT = "<!-- -->"
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
 # At the start of a line these begin a heading, quote, list, thematic break or setext underline.
 _LINE_START_MARK = frozenset("#>+-=")
@@ -149,6 +158,7 @@ class _Writer:
 
     def line(self, line: str, *, line_start: bool) -> str:
         escaped = _SPECIAL.sub(_escaped, line)
+        escaped = _TYPOGRAPHIC.sub(SPLIT, _AUTOLINK.sub(r"\\\g<0>", escaped))
         if line_start:
             stripped = escaped.lstrip(" \t")
             indent = escaped[: len(escaped) - len(stripped)]

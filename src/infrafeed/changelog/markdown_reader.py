@@ -19,6 +19,7 @@ from markdown_it.tree import SyntaxTreeNode
 
 from ..source.inline import Code, Emphasis, Link, Node, Strong, Text, to_text
 from ..source.urls import check_reference
+from .markdown import SPLIT
 
 Warn = Callable[[int, str], None]
 # A piece of an inline run: a markdown-it node, or plain (unescaped) text cut from a text node.
@@ -132,6 +133,8 @@ def read_nodes(pieces: Sequence[Piece], line: int, warn: Warn) -> tuple[Node, ..
                 warn(line, f"link target '{href}' is refused ({problem}); its text is kept")
         elif kind == "image":
             warn(line, f"image '{to_text(children)}' is not imported; its text is kept")
+        elif kind == "html_inline" and node.content == SPLIT:
+            return ()  # the page writer's, between two characters
         elif kind == "html_inline":
             warn(line, f"inline HTML {node.content!r} is kept as text")
             return (Text(node.content),)
