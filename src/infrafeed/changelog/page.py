@@ -90,10 +90,8 @@ class _Section:
         out += [format_annotation(_fields(group, "module", "chapter"), group=True), ""]
         if group.context:
             out += [self.markdown(group.context), ""]
-        bullets = [self.article(a) for a in group.articles]
-        bullets += [self.note(n) for n in group.notes]
-        for index, bullet in enumerate(bullets):
-            if index and bullets[index - 1][-1].startswith("  |"):
+        for bullet in [*map(self.article, group.articles), *map(self.note, group.notes)]:
+            if out[-1].startswith("  |"):
                 out.append("")  # a table ends at a blank line
             out += bullet
         return [*out, ""]
@@ -140,9 +138,8 @@ def _fields(model: Article | Note | Group, *names: str, **more: bool) -> dict[st
 
 
 def _page_reference(site: Site) -> Callable[[str], str]:
-    """Link targets as the page needs them: a relative one ("cuda/x") means a page
-    below the site's root, as in the feeds, so it becomes root-relative
-    ("/AIInfraGuide/cuda/x"); absolute and root-relative ones stay as written."""
+    """Link targets as the page needs them: a relative one ("cuda/x") means a page below the
+    site's root, as in the feeds: "/AIInfraGuide/cuda/x"; others stay as written."""
     root = site.url if site.url.endswith("/") else site.url + "/"
 
     def resolve(reference: str) -> str:
