@@ -101,8 +101,6 @@ def read_nodes(pieces: Sequence[Piece], line: int, warn: Warn) -> tuple[Node, ..
 
     def node(node: SyntaxTreeNode) -> tuple[Node, ...]:
         kind, children = node.type, run(node.children)
-        if kind == "text_special":
-            return (Text(node.content),)
         if kind == "code_inline":
             return (Code(node.content),)
         if kind in _BREAKS:
@@ -127,11 +125,9 @@ def read_nodes(pieces: Sequence[Piece], line: int, warn: Warn) -> tuple[Node, ..
             warn(line, f"image '{to_text(children)}' is not imported; its text is kept")
         elif kind == "html_inline":
             warn(line, f"inline HTML {node.content!r} is kept as text")
-            return (Text(node.content),)
-        else:
+        elif kind != "text_special":  # an escaped character is its text
             warn(line, f"{kind} is not imported; its text is kept")
-            return (Text(node.content),)
-        return children
+        return children if kind in ("link", "image") else (Text(node.content),)
 
     def plain(text: str) -> list[Node]:
         """Plain text, with the original site's links that have spaces in their targets."""

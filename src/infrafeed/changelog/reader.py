@@ -111,11 +111,9 @@ def _case(text: str) -> str:
 class _Reader:
     def __init__(self, source: str, site: Site) -> None:
         self.source, self.site = source, site
-        # The built-in headings, then the site's, which win where both name one heading.
         named = {kind: (label.heading, *label.headings) for kind, label in site.kinds.items()}
-        self.kinds = {
-            fold(n): kind for names in (HEADINGS, named) for kind in names for n in names[kind]
-        }
+        headings = [*HEADINGS.items(), *named.items()]  # the site's win where both name one
+        self.kinds = {fold(name): kind for kind, names in headings for name in names}
         labels = (site.page.article_label, *ARTICLE_LABELS)
         self.labels = tuple(_case(label) + colon for label in labels for colon in COLONS)
         self.releases: list[PageRelease] = []
