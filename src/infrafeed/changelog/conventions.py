@@ -1,17 +1,15 @@
 """The changelog page's own conventions, shared by its writer and its importer.
 
-Release headings: ``## 2026-11-07``, and ``## 2026-11-07 (2)`` for a day's
-second release, whose id on the site (github-slugger) is ``2026-11-07-2``:
-the anchor ``loader.ReleaseFile.anchor`` gives the feed items.
-
-Annotations: what the entries hold but the page does not show (ids, modules,
-chapters, a note's title and page) rides along in HTML comments::
+Release headings: ``## 2026-11-07``, and ``## 2026-11-07 (2)`` for a day's second release,
+whose id on the site (github-slugger), ``2026-11-07-2``, is the feed items' anchor
+(``loader.ReleaseFile.anchor``). What the entries hold but the page does not show (ids,
+modules, chapters, a note's title and page) rides along in annotations, HTML comments::
 
     <!-- infrafeed group module=4 chapter=6 -->    on its own line: starts a group
     - **Bài:** 2.1 PagedAttention <!-- infrafeed id="paged-attention" chapter=2 -->
 
-A value is a whole number, ``true``, or a JSON string in which ``--`` (which
-would end the comment for some Markdown parsers) is written ``-\\u002d``.
+A value is a whole number, ``true``, or a JSON string in which ``--`` (which would end the
+comment for some Markdown parsers) is written ``-\\u002d``.
 """
 
 from __future__ import annotations
@@ -52,7 +50,7 @@ _SEQUENCE = re.compile(r"\s*\((\d{1,3})\)$")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _CJK_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日?")
 _YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")  # "1.2.0" is a version, not 2000-01-02
-_ANNOTATION = re.compile(r"^<!--\s*infrafeed\b(?P<body>.*?)\s*-->$", re.S)
+_ANNOTATION = re.compile(r"^<!--\s*infrafeed\b(?P<group>\s+group\b)?(?P<body>.*?)\s*-->$", re.S)
 _FIELD = re.compile(r'\s+([a-z_]+)=(true|[0-9]+|"(?:[^"\\]|\\.)*")')
 
 
@@ -68,10 +66,8 @@ def release_heading(day: dt.date, sequence: int) -> str:
 
 
 def parse_release_heading(text: str) -> tuple[dt.date, int | None]:
-    """``(2026-11-07, None)`` for "2026-11-07" or "7 Nov 2026", ``(…, 2)`` for "2026-11-07 (2)".
-
-    Raises ValueError with the message for the page's author.
-    """
+    """``(2026-11-07, None)`` for "2026-11-07" or "7 Nov 2026", ``(…, 2)`` for "2026-11-07 (2)";
+    a ValueError tells the page's author what is wrong."""
     text = text.strip()
     found = _SEQUENCE.search(text)
     written = text[: found.start()] if found else text
@@ -133,9 +129,7 @@ def parse_annotation(html: str) -> Annotation | None:
     match = _ANNOTATION.match(html.strip())
     if match is None:
         return None
-    body = match.group("body")
-    group = re.match(r"\s+group\b", body) is not None
-    position = len("group") + len(body) - len(body.lstrip()) if group else 0
+    body, position = match.group("body"), 0
     fields: dict[str, AnnotationValue] = {}
     for found in _FIELD.finditer(body, position):
         if found.start() != position:
@@ -153,4 +147,4 @@ def parse_annotation(html: str) -> Annotation | None:
             f"cannot read {body[position:].strip()[:60]!r}; write key=value pairs: "
             'module=4, chapter=6, page="https://..."'
         )
-    return Annotation(group, fields)
+    return Annotation(match.group("group") is not None, fields)

@@ -45,16 +45,11 @@ def import_page(page: Path, entries: Path, *, overwrite: bool = False) -> Import
     parsed = read_page(_read(page, source), source, site)
     targets = []
     for found in to_releases(parsed, site, source):
-        day = found.release.date
-        targets.append(
-            (found.release, entries / f"{day:%Y}" / f"{release_name(day, found.sequence)}.toml")
-        )
+        name = release_name(found.release.date, found.sequence)
+        targets.append((found.release, entries / f"{found.release.date:%Y}" / f"{name}.toml"))
     if not overwrite:
-        message = "already exists; run again with --overwrite to replace it"
-        existing = [
-            Problem(path.as_posix(), "(file)", message) for _, path in targets if path.exists()
-        ]
-        if existing:
+        exists = "already exists; run again with --overwrite to replace it"
+        if existing := [Problem(p.as_posix(), "(file)", exists) for _, p in targets if p.exists()]:
             raise DataError(existing)
     written: list[Written] = []
     for release, path in targets:
@@ -66,9 +61,8 @@ def import_page(page: Path, entries: Path, *, overwrite: bool = False) -> Import
             if isinstance(exc, FileExistsError):
                 problem = "appeared while importing; left as it is"
             done = ", ".join(w.path for w in written) or "none"
-            raise PublishError(
-                f"{path}: {problem}; release files written before it: {done}"
-            ) from None
+            message = f"{path}: {problem}; release files written before it: {done}"
+            raise PublishError(message) from None
         articles = sum(len(group.articles) for group in release.groups)
         notes = sum(len(group.notes) for group in release.groups)
         written.append(Written(path.as_posix(), articles, notes))

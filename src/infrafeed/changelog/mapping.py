@@ -9,6 +9,7 @@ và 2" names two). Ids not on the page are minted from titles and pages.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
@@ -47,17 +48,13 @@ def to_releases(page: ParsedPage, site: Site, source: str) -> list[ImportedRelea
                 if isinstance(given, str) and not mapper.ids.claim((found.day, kind), given):
                     used = f"'{given}' is already used for a '{kind}' change on {found.day}"
                     mapper.error(item.line, "id", f"{used}; give this change its own id")
-    imported = []
-    for found in page.releases:
-        release = mapper.release(found)
-        if release is not None:
-            imported.append(ImportedRelease(found.sequence, release))
+    releases = [(found.sequence, mapper.release(found)) for found in page.releases]
     errors = page.errors + mapper.errors
     if not page.releases and not errors:
         errors.append(Problem(source, "page", _NO_RELEASE))
     if errors:
         raise PageError(errors, source)
-    return imported
+    return [ImportedRelease(n, release) for n, release in releases if release is not None]
 
 
 def _plain(markdown: str | None) -> str:
@@ -67,21 +64,15 @@ def _plain(markdown: str | None) -> str:
         return markdown or ""
 
 
-def _present(data: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in data.items() if value is not None}
-
-
 class _Mapper:
     def __init__(self, site: Site, source: str) -> None:
         self.site, self.source = site, source
         self.errors: list[Problem] = []
         self.ids = IdMinter()
         self.modules: dict[int, int | None] = {}  # id(PageGroup) -> its module
-        root = urlsplit(absolute(site.url, ""))
-        self.sections = {
-            (root.netloc, f"{root.path}{quote(module.section)}"): module.number
-            for module in site.modules
-        }
+        self.root = urlsplit(absolute(site.url, ""))
+        # The path each module's section starts with, "/AIInfraGuide/cuda/": module 2.
+        self.sections = {f"{self.root.path}{quote(m.section)}/": m.number for m in site.modules}
 
     def error(self, line: int, what: str, message: str) -> None:
         self.errors.append(Problem(self.source, what, message, line))
@@ -104,7 +95,7 @@ class _Mapper:
             module = self.text_module(page.context)
             if module is None and page.follows is not None:
                 module = self.modules.get(id(page.follows))
-        own = [self.article_module(item, exact, module) for item in page.articles]
+        own = [self.own_module(item, exact, module) for item in page.articles]
         if not exact and module is None and len(set(own)) == 1 and None not in own:
             module, own = own[0], [None] * len(own)  # every article says it: the group's module
         self.modules[id(page)] = module
@@ -120,12 +111,16 @@ class _Mapper:
             return None
         data: dict[str, Any] = {"kind": page.kind, "module": module, "context": page.context}
         data |= {"chapter": fields.get("chapter"), "articles": articles, "notes": notes}
-        return self.validated(Group, _present(data), page.line)
+        return self.validated(Group, data, page.line)
 
-    def article_module(self, item: PageItem, exact: bool, group_module: int | None) -> int | None:
+    def own_module(self, item: PageItem, exact: bool, group_module: int | None) -> int | None:
+        """Its annotation's module, else one its page or text names that is not its group's."""
         module = self.known(item.fields.get("module"), item.line)
         if module is None and not exact and "module" not in item.fields:
-            found = self.page_module(item.data["page"])
+            if "page" in item.data:  # an article's page, or a note's text, may name one
+                found = self.page_module(item.data["page"])
+            else:
+                found = self.text_module(item.data["text"])
             module = found if found != group_module else None
         return module
 
@@ -133,19 +128,14 @@ class _Mapper:
         slugs = page_slug(item.data["page"] or ""), slugify(item.data["title"])
         data = {"module": module, "chapter": item.fields.get("chapter"), **item.data}
         data["id"] = item.fields.get("id") or self.ids.mint(scope, *slugs, fallback="article")
-        return self.validated(Article, _present(data), item.line)
+        return self.validated(Article, data, item.line)
 
-    def note(
-        self, item: PageItem, scope: object, exact: bool, group_module: int | None
-    ) -> Note | None:
-        module = self.known(item.fields.get("module"), item.line)
-        if module is None and not exact and "module" not in item.fields:
-            found = self.text_module(item.data["text"])
-            module = found if found != group_module else None
+    def note(self, item: PageItem, scope: object, exact: bool, group: int | None) -> Note | None:
         fields, slug = item.fields, slugify(_plain(item.data["text"]))
-        data = {"module": module, "title": fields.get("title"), "page": fields.get("page")}
-        data |= {**item.data, "id": fields.get("id") or self.ids.mint(scope, slug, fallback="note")}
-        return self.validated(Note, _present(data), item.line)
+        data = {"module": self.own_module(item, exact, group), "title": fields.get("title")}
+        data |= {"page": fields.get("page"), **item.data}
+        data["id"] = fields.get("id") or self.ids.mint(scope, slug, fallback="note")
+        return self.validated(Note, data, item.line)
 
     def known(self, module: AnnotationValue | None, line: int) -> int | None:
         if not isinstance(module, int) or self.site.module(module) is not None:
@@ -156,27 +146,26 @@ class _Mapper:
 
     def text_module(self, text: str | None) -> int | None:
         """The module a text names first: "Module 4 · Tối ưu suy luận ..." -> 4."""
-        prefix = f"{self.site.labels.module} "
-        plain = _plain(text).lstrip()
-        if not plain.startswith(prefix):
-            return None
-        number = (plain[len(prefix) :].split(maxsplit=1) or [""])[0].rstrip(":·,.")
-        found = int(number) if number.isdecimal() else None
-        return found if found is not None and self.site.module(found) is not None else None
+        # The number's word may end in punctuation: "Module 4:", "Module 4·".
+        label = re.escape(self.site.labels.module)
+        found = re.match(rf"{label} \s*(\d+)[:·,.]*(?!\S)", _plain(text).lstrip())
+        number = int(found[1]) if found else None
+        return number if number is not None and self.site.module(number) is not None else None
 
     def page_module(self, page: str | None) -> int | None:
         """The module whose section of the site holds ``page``."""
         parts = urlsplit(absolute(self.site.url, page)) if page else None
-        for (host, prefix), number in self.sections.items():
-            if parts and parts.netloc == host and f"{parts.path}/".startswith(f"{prefix}/"):
-                return number
-        return None
+        if parts is None or parts.netloc != self.root.netloc:
+            return None
+        path = f"{parts.path}/"
+        return next((n for prefix, n in self.sections.items() if path.startswith(prefix)), None)
 
     def validated(self, model: type[M], data: dict[str, Any], line: int) -> M | None:
-        what = model.__name__.lower()  # "article"
+        """``model`` from ``data``, where None leaves a field at its default; None on errors."""
         try:
-            return model.model_validate(data)
+            return model.model_validate({key: val for key, val in data.items() if val is not None})
         except ValidationError as exc:
+            what = model.__name__.lower()  # "article"
             for error in exc.errors(include_url=False):
                 where = ".".join(str(part) for part in error["loc"])
                 message = str(error["msg"]).removeprefix("Value error, ")

@@ -1,12 +1,11 @@
 """Reading a changelog page's inline Markdown back into entry nodes.
 
-markdown-it-py (CommonMark) parses the page, so the importer sees what the
-site shows. The original site also writes links with spaces in the target
-(``[Lộ trình](/AIInfraGuide/guides/AI Infra学习路线)``), which CommonMark
-refuses: those are read as links too. What the entries' inline syntax cannot
-carry (images, HTML, a broken link) is kept as text and reported. Escaped
-characters stay separate tokens (``text_join`` is off), so that an escaped
-``\\|`` or ``\\:`` is never taken for the page's own punctuation.
+markdown-it-py (CommonMark) parses the page, so the importer sees what the site shows. The
+original site also writes links with spaces in the target, which CommonMark refuses
+(``[Lộ trình](/AIInfraGuide/guides/AI Infra学习路线)``): those are read as links too. What the
+entries' inline syntax cannot carry (images, HTML, a broken link) is kept as text and reported.
+Escaped characters stay separate tokens (``text_join`` is off), so that an escaped ``\\|`` or
+``\\:`` is never taken for the page's own punctuation.
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ Piece = SyntaxTreeNode | str
 
 _LENIENT_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*<?([^()<>\n]+?)>?\s*\)")
 _BROKEN_LINK = re.compile(r"\[[^\[\]\n]*\]\(")
+_BREAKS = ("softbreak", "hardbreak")
 
 
 class _Parser(MarkdownIt):
@@ -54,11 +54,8 @@ def text_of(piece: Piece) -> str | None:
 
 def strip_edges(pieces: Sequence[Piece]) -> list[Piece]:
     """Drop white space (and soft breaks) at both ends of an inline run."""
-    items = list(pieces)
-    while items and _blank(items[0]):
-        items.pop(0)
-    while items and _blank(items[-1]):
-        items.pop()
+    kept = [index for index, piece in enumerate(pieces) if not _blank(piece)]
+    items = list(pieces[kept[0] : kept[-1] + 1]) if kept else []
     if items and (text := text_of(items[0])) is not None:
         items[0] = text.lstrip()
     if items and (text := text_of(items[-1])) is not None:
@@ -68,21 +65,17 @@ def strip_edges(pieces: Sequence[Piece]) -> list[Piece]:
 
 def _blank(piece: Piece) -> bool:
     text = text_of(piece)
-    if text is not None:
-        return not text.strip()
-    return isinstance(piece, SyntaxTreeNode) and piece.type in ("softbreak", "hardbreak")
+    breaks = isinstance(piece, SyntaxTreeNode) and piece.type in _BREAKS
+    return breaks or (text is not None and not text.strip())
 
 
 def split_at(pieces: Sequence[Piece], mark: str) -> tuple[list[Piece], list[Piece] | None]:
     """Split at the first unescaped ``mark`` outside any markup; None when there is none."""
     for index, piece in enumerate(pieces):
         text = text_of(piece)
-        if text is None or mark not in text:
-            continue
-        cut = text.index(mark)
-        head = [*pieces[:index], text[:cut]]
-        tail = [text[cut + len(mark) :], *pieces[index + 1 :]]
-        return head, tail
+        if text is not None and mark in text:
+            before, _, after = text.partition(mark)
+            return [*pieces[:index], before], [after, *pieces[index + 1 :]]
     return list(pieces), None
 
 
@@ -109,11 +102,9 @@ def read_nodes(pieces: Sequence[Piece], line: int, warn: Warn) -> tuple[Node, ..
 
     def node(node: SyntaxTreeNode) -> tuple[Node, ...]:
         kind, children = node.type, run(node.children)
-        if kind == "text_special":
-            return (Text(node.content),)
         if kind == "code_inline":
             return (Code(node.content),)
-        if kind in ("softbreak", "hardbreak"):
+        if kind in _BREAKS:
             return (Text("\n"),)
         if kind in ("em", "strong"):
             return ((Emphasis if kind == "em" else Strong)(children),)
@@ -137,11 +128,9 @@ def read_nodes(pieces: Sequence[Piece], line: int, warn: Warn) -> tuple[Node, ..
             return ()  # the page writer's, between two characters
         elif kind == "html_inline":
             warn(line, f"inline HTML {node.content!r} is kept as text")
-            return (Text(node.content),)
-        else:
+        elif kind != "text_special":  # an escaped character is its text
             warn(line, f"{kind} is not imported; its text is kept")
-            return (Text(node.content),)
-        return children
+        return children if kind in ("link", "image") else (Text(node.content),)
 
     def plain(text: str) -> list[Node]:
         """Plain text, with the original site's links that have spaces in their targets."""

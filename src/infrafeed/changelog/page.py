@@ -1,9 +1,9 @@
 """The changelog page of the site, written from the entries: one source for page and feeds.
 
-A Markdown blog post for the Astro site: front matter, the intro, then each release
-newest first (``## YYYY-MM-DD``, the feed items' anchor), its groups under ``### <kind
-heading>``: context line, one bullet per article or note. What the page does not show
-rides along in annotations (see ``conventions``), so ``infrafeed import`` reads it back.
+A Markdown blog post for the Astro site: front matter, the intro, then each release newest
+first (``## YYYY-MM-DD``, the feed items' anchor), its groups under ``### <kind heading>``:
+context line, one bullet per article or note. What the page does not show rides along in
+annotations (see ``conventions``), so ``infrafeed import`` reads it back.
 """
 
 from __future__ import annotations
@@ -90,10 +90,8 @@ class _Section:
         out += [format_annotation(_fields(group, "module", "chapter"), group=True), ""]
         if group.context:
             out += [self.markdown(group.context), ""]
-        bullets = [self.article(a) for a in group.articles]
-        bullets += [self.note(n) for n in group.notes]
-        for index, bullet in enumerate(bullets):
-            if index and bullets[index - 1][-1].startswith("  |"):
+        for bullet in [*map(self.article, group.articles), *map(self.note, group.notes)]:
+            if out[-1].startswith("  |"):
                 out.append("")  # a table ends at a blank line
             out += bullet
         return [*out, ""]
@@ -108,7 +106,8 @@ class _Section:
             line += SEPARATOR + self.markdown(article.summary, 2, line_start=False)
         # A title that starts like a number is "unnumbered": no number is read back.
         unnumbered = article.number is None and ARTICLE_NUMBER.match(article.title) is not None
-        return [_bullet(line, _fields(article, "id", "module", "chapter", unnumbered=unnumbered))]
+        fields = _fields(article, "id", "module", "chapter", unnumbered=unnumbered)
+        return [f"- {line} {format_annotation(fields)}"]
 
     def note(self, note: Note) -> list[str]:
         line = self.markdown(note.text, 2)
@@ -116,26 +115,20 @@ class _Section:
             line += SEPARATOR + self.markdown(note.summary, 2, line_start=False)
         # A note that starts like an article's bullet says it is a note.
         like_article = inline.to_text(self.rf.nodes(note.text)).casefold().startswith(self.starts)
-        out = [_bullet(line, _fields(note, "id", "module", "title", "page", note=like_article))]
+        fields = _fields(note, "id", "module", "title", "page", note=like_article)
+        out = [f"- {line} {format_annotation(fields)}"]
         out += [f"  - {self.markdown(detail, 4)}" for detail in note.details]
-        if note.table is not None:
-            header = " | ".join(
-                plain_markdown(cell, in_table=True, line_start=False) for cell in note.table.header
-            )
-            out += ["", f"  | {header} |", "  |" + " --- |" * len(note.table.header)]
-            for row in note.table.rows:
-                cells = (self.markdown(cell, in_table=True, line_start=False) for cell in row)
-                out.append(f"  | {' | '.join(cells)} |")
+        if (table := note.table) is not None:
+            cell = partial(self.markdown, in_table=True, line_start=False)
+            head = [plain_markdown(text, in_table=True, line_start=False) for text in table.header]
+            rows = ([cell(text) for text in row] for row in table.rows)
+            out += ["", *(f"  | {' | '.join(row)} |" for row in (head, ["---"] * len(head), *rows))]
         return out
 
     def markdown(self, text: str, indent: int = 0, **options: bool) -> str:
         """Inline Markdown of an entry text, its later lines indented under their bullet."""
         markdown = inline_markdown(self.rf.nodes(text), resolve=self.resolve, **options)
         return markdown.replace("\n", "\n" + " " * indent)
-
-
-def _bullet(line: str, fields: dict[str, AnnotationValue]) -> str:
-    return f"- {line} {format_annotation(fields)}"
 
 
 def _fields(model: Article | Note | Group, *names: str, **more: bool) -> dict[str, AnnotationValue]:
@@ -145,9 +138,8 @@ def _fields(model: Article | Note | Group, *names: str, **more: bool) -> dict[st
 
 
 def _page_reference(site: Site) -> Callable[[str], str]:
-    """Link targets as the page needs them: a relative one ("cuda/x") means a page
-    below the site's root, as in the feeds, so it becomes root-relative
-    ("/AIInfraGuide/cuda/x"); absolute and root-relative ones stay as written."""
+    """Link targets as the page needs them: a relative one ("cuda/x") means a page below the
+    site's root, as in the feeds: "/AIInfraGuide/cuda/x"; others stay as written."""
     root = site.url if site.url.endswith("/") else site.url + "/"
 
     def resolve(reference: str) -> str:

@@ -1,9 +1,9 @@
 """Read a changelog page in Markdown: releases, kind headings, groups, articles and notes.
 
-The page ``infrafeed build`` writes, or a site's own in that form or the original
-site's. Only structure and text, with the line of each: ``mapping`` decides modules
-and ids, and validates. Errors (an unknown heading, a bad date) stop the import;
-warnings (a malformed link kept as text, an empty heading) are reported.
+The page ``infrafeed build`` writes, or a site's own in that form or the original site's.
+Only structure and text, with the line of each: ``mapping`` decides modules and ids, and
+validates. Errors (an unknown heading, a bad date) stop the import; warnings (a malformed link
+kept as text, an empty heading) are reported.
 """
 
 from __future__ import annotations
@@ -34,13 +34,10 @@ from .conventions import (
 from .markdown_reader import Piece, markdown_parser, read_nodes, split_at, strip_edges, text_of
 
 Fields = dict[str, AnnotationValue]
+Blocks = Sequence[SyntaxTreeNode]  # a page's blocks, or those of a bullet
 _SECOND = (
     "a second '## {0}' heading (the first is on line {1}); the page lists releases newest "
     "first: write the upper one as '## {0} (2)'"
-)
-_NOT_INTRO = (
-    "text above the first release is not imported: the page's intro belongs in site.toml "
-    "[page] intro"
 )
 _LISTS = ("bullet_list", "ordered_list")
 # What an annotation may hold, and of which type.
@@ -114,11 +111,9 @@ def _case(text: str) -> str:
 class _Reader:
     def __init__(self, source: str, site: Site) -> None:
         self.source, self.site = source, site
-        # The built-in headings, then the site's, which win where both name one heading.
         named = {kind: (label.heading, *label.headings) for kind, label in site.kinds.items()}
-        self.kinds = {
-            fold(n): kind for names in (HEADINGS, named) for kind in names for n in names[kind]
-        }
+        headings = [*HEADINGS.items(), *named.items()]  # the site's win where both name one
+        self.kinds = {fold(name): kind for kind, names in headings for name in names}
         labels = (site.page.article_label, *ARTICLE_LABELS)
         self.labels = tuple(_case(label) + colon for label in labels for colon in COLONS)
         self.releases: list[PageRelease] = []
@@ -139,7 +134,7 @@ class _Reader:
     def warn(self, line: int, message: str) -> None:
         self.warnings.append(Problem(self.source, "warning", message, line))
 
-    def blocks(self, blocks: Sequence[SyntaxTreeNode]) -> None:
+    def blocks(self, blocks: Blocks) -> None:
         taken = None  # a table read with the paragraph above it
         for block, following in zip(blocks, [*blocks[1:], None], strict=True):
             line = _line(block)
@@ -168,7 +163,7 @@ class _Reader:
 
     def heading(self, node: SyntaxTreeNode, line: int) -> None:
         level = int(node.tag[1:])
-        text = inline.to_text(self.nodes(_inline(node), line))
+        text = inline.to_text(read_nodes(_inline(node), line, self.warn))
         if level == 2:
             self.end_release()
             self.started, self.skip = True, 0
@@ -217,14 +212,15 @@ class _Reader:
         group = self.group
         if self.release is None:
             if self.intro or markdown != self.site.page.intro:  # only the first can be the intro
-                self.warn(line, _NOT_INTRO)
+                intro = "the page's intro belongs in site.toml [page] intro"
+                self.warn(line, f"text above the first release is not imported: {intro}")
             self.intro = True
         elif not self.in_kind(line) or not markdown:
             return
         elif group and not group.articles and not group.notes and group.context is None:
             group.context = markdown  # the line under a group annotation
         else:
-            self.start_group(line, None, markdown)
+            self.new_group(line, None, markdown)
 
     def html_block(self, node: SyntaxTreeNode, line: int) -> None:
         try:
@@ -237,23 +233,19 @@ class _Reader:
         elif not annotation.group:
             self.warn(line, "an item annotation must end its bullet's line; ignored")
         elif self.in_kind(line):
-            self.start_group(line, self.checked(dict(annotation.fields), "group", line))
+            self.new_group(line, self.checked(dict(annotation.fields), "group", line))
 
     def checked(self, fields: Fields, what: str, line: int) -> Fields:
         """The fields of an annotation that ``what`` may hold; an error for each other one."""
         allowed = _KEYS[what]
-        good: Fields = {}
         for key, value in fields.items():
             if key not in allowed:
                 keys = ", ".join(sorted(allowed))
                 self.error(line, "annotation", f"unknown key '{key}'; here it may hold {keys}")
             elif type(value) is not allowed[key]:
-                expected = {int: "a whole number", bool: "true", str: "a quoted text"}
-                message = f"{key} must be {expected[allowed[key]]}, not {value!r}"
-                self.error(line, "annotation", message)
-            else:
-                good[key] = value
-        return good
+                expected = {int: "a whole number", bool: "true", str: "a quoted text"}[allowed[key]]
+                self.error(line, "annotation", f"{key} must be {expected}, not {value!r}")
+        return {key: value for key, value in fields.items() if type(value) is allowed.get(key)}
 
     def item(self, node: SyntaxTreeNode, *, linked: bool = False) -> None:
         """A bullet: an article when labelled, or ``linked`` and a link; else a note."""
@@ -298,11 +290,9 @@ class _Reader:
         label = next((label for label in self.labels if _case(text[: len(label)]) == label), None)
         return None if label is None else [text[len(label) :], *rest]
 
-    def article(
-        self, body: list[Piece], fields: Fields, rest: Sequence[SyntaxTreeNode], line: int
-    ) -> None:
+    def article(self, body: list[Piece], fields: Fields, rest: Blocks, line: int) -> None:
         head, tail = split_at(body, SEPARATOR.strip())
-        nodes = self.nodes(strip_edges(head), line)
+        nodes = read_nodes(strip_edges(head), line, self.warn)
         page = None
         if len(nodes) == 1 and isinstance(nodes[0], inline.Link):
             page, nodes = nodes[0].url, nodes[0].children
@@ -314,13 +304,11 @@ class _Reader:
             number, title = found.groups()
         for block in rest:
             self.warn(_line(block), "content nested under an article is not imported")
-        summary = self.markdown(tail, line) if tail is not None else None
-        data = {"title": title, "number": number, "summary": summary or None, "page": page}
+        summary = self.markdown(tail, line) or None
+        data = {"title": title, "number": number, "summary": summary, "page": page}
         self.add(line, self.checked(fields, "article", line), data, note=False)
 
-    def note(
-        self, pieces: list[Piece], fields: Fields | None, rest: Sequence[SyntaxTreeNode], line: int
-    ) -> None:
+    def note(self, pieces: list[Piece], fields: Fields | None, rest: Blocks, line: int) -> None:
         head, tail = split_at(pieces, SEPARATOR.strip())
         text = self.markdown(head, line)
         nested = [item for block in rest if block.type in _LISTS for item in block.children]
@@ -332,7 +320,7 @@ class _Reader:
         labelled = any(map(self.article_like, nested))
         context = fields is None and bool(nested) and (linked or labelled)
         if context:
-            self.start_group(line, None, text)
+            self.new_group(line, None, text)
         details: list[str] = []
         table: dict[str, Any] | None = None
         for block in rest:
@@ -340,17 +328,21 @@ class _Reader:
                 for item in block.children:
                     self.item(item, linked=linked)
             elif block.type in _LISTS:
-                details.extend(self.details(block))
+                for item in block.children:
+                    if self.has_text(item):
+                        details.append(self.markdown(_inline(item.children[0]), _line(item)))
+                    for deeper in item.children[1:]:
+                        self.warn(_line(deeper), "content nested under a detail is not imported")
             elif block.type == "table" and table is None and not context:
                 table = self.table(block)
             else:
-                self.warn(
-                    _line(block), f"{block.type.replace('_', ' ')} in a bullet is not imported"
-                )
+                what = block.type.replace("_", " ")
+                self.warn(_line(block), f"{what} in a bullet is not imported")
         if context:
             self.end_group()
         else:
-            summary = (self.markdown(tail, line) if tail is not None else None) or None
+            details = [detail for detail in details if detail]
+            summary = self.markdown(tail, line) or None
             data = {"text": text, "summary": summary, "details": tuple(details), "table": table}
             self.add(line, self.checked(fields or {}, "note", line), data, note=True)
 
@@ -362,15 +354,6 @@ class _Reader:
         nodes = read_nodes(strip_edges(head), 0, lambda *_: None)
         link = len(nodes) == 1 and isinstance(nodes[0], inline.Link)
         return self.after_label(pieces) is not None or (linked and link)
-
-    def details(self, block: SyntaxTreeNode) -> list[str]:
-        found = []
-        for item in block.children:
-            if self.has_text(item):
-                found.append(self.markdown(_inline(item.children[0]), _line(item)))
-            for nested in item.children[1:]:
-                self.warn(_line(nested), "content nested under a detail is not imported")
-        return [detail for detail in found if detail]
 
     def has_text(self, item: SyntaxTreeNode) -> bool:
         if item.children and item.children[0].type == "paragraph":
@@ -385,40 +368,36 @@ class _Reader:
             for row in part.children:
                 line = _line(row) or _line(part)
                 if part.type == "thead":
-                    texts = (inline.to_text(self.nodes(_inline(c), line)) for c in row.children)
-                    header = tuple(text.strip() for text in texts)
+                    cells = (read_nodes(_inline(c), line, self.warn) for c in row.children)
+                    header = tuple(inline.to_text(cell).strip() for cell in cells)
                 else:
                     rows.append(tuple(self.markdown(_inline(c), line) for c in row.children))
         return {"header": header, "rows": tuple(rows)}
 
-    def start_group(
-        self, line: int, fields: Fields | None, context: str | None = None
-    ) -> PageGroup:
+    def new_group(self, line: int, fields: Fields | None, context: str | None = None) -> PageGroup:
         self.end_group()
         assert self.kind is not None
         self.group = PageGroup(line, self.kind[0], fields, context)
         return self.group
 
     def add(self, line: int, fields: Fields, data: dict[str, Any], *, note: bool) -> None:
-        group = self.group or self.start_group(line, None)
+        group = self.group or self.new_group(line, None)
         if group.notes and not note:
             # A group lists its articles before its notes: keep the page's order
             # with a new group that continues this one.
-            previous, group = group, self.start_group(line, group.fields)
+            previous, group = group, self.new_group(line, group.fields)
             group.follows = previous
         (group.notes if note else group.articles).append(PageItem(line, fields, data))
         self.items += 1
 
     def end_group(self) -> None:
         group, self.group = self.group, None
-        if group is None:
-            return
-        if not group.articles and not group.notes:
+        if group is not None and (group.articles or group.notes):
+            assert self.release is not None
+            self.release.groups.append(group)
+        elif group is not None:
             what = f"'{group.context[:60]}'" if group.context else "the group annotation"
             self.warn(group.line, f"{what} has no changes under it; not imported")
-            return
-        assert self.release is not None
-        self.release.groups.append(group)
 
     def end_kind(self) -> None:
         self.end_group()
@@ -434,9 +413,6 @@ class _Reader:
         elif release is not None:
             self.releases.append(release)
 
-    def nodes(self, pieces: Sequence[Piece], line: int) -> tuple[inline.Node, ...]:
-        return read_nodes(pieces, line, self.warn)
-
-    def markdown(self, pieces: Sequence[Piece], line: int) -> str:
-        """Entry Markdown for an inline run."""
-        return inline.to_markdown(self.nodes(strip_edges(pieces), line)).strip()
+    def markdown(self, pieces: Sequence[Piece] | None, line: int) -> str:
+        """Entry Markdown for an inline run; none (no summary) is empty."""
+        return inline.to_markdown(read_nodes(strip_edges(pieces or ()), line, self.warn)).strip()

@@ -15,48 +15,39 @@ from ..source.models import Release
 
 
 def dump_release(release: Release) -> str:
+    return "\n".join(_table(release, "")).lstrip("\n") + "\n"
+
+
+def _table(model: BaseModel, path: str) -> list[str]:
     lines: list[str] = []
-    _table(release, "", lines)
-    return "\n".join(lines).lstrip("\n") + "\n"
-
-
-def _table(model: BaseModel, path: str, lines: list[str]) -> None:
-    tables: list[tuple[str, BaseModel]] = []
-    arrays: list[tuple[str, tuple[BaseModel, ...]]] = []
+    # TOML: a table's own keys come before its sub-tables, and those before arrays of tables.
+    tables: list[tuple[str, str, BaseModel]] = []  # header, key, table
+    arrays: list[tuple[str, str, BaseModel]] = []
     for name, info in type(model).model_fields.items():
-        value = getattr(model, name)
+        value, key = getattr(model, name), f"{path}{name}"
         if value is None or value == () or (not info.is_required() and value == info.default):
             continue
         if isinstance(value, BaseModel):
-            tables.append((name, value))
+            tables.append((f"[{key}]", key, value))
         elif isinstance(value, tuple) and isinstance(value[0], BaseModel):
-            arrays.append((name, value))
+            arrays += [(f"[[{key}]]", key, item) for item in value]
         else:
             lines.append(f"{name} = {_value(value)}")
-    # TOML: a table's own keys come before its sub-tables.
-    for name, sub in tables:
-        lines += ["", f"[{path}{name}]"]
-        _table(sub, f"{path}{name}.", lines)
-    for name, items in arrays:
-        for item in items:
-            lines += ["", f"[[{path}{name}]]"]
-            _table(item, f"{path}{name}.", lines)
+    for header, key, table in tables + arrays:
+        lines += ["", header, *_table(table, f"{key}.")]
+    return lines
 
 
 def _value(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        # A TOML basic string: the models refuse every control character but
-        # tab and line breaks, and for what remains JSON's escapes are TOML's.
+    # TOML's booleans, integers and basic strings are JSON's: the models refuse every
+    # control character but tab and line breaks, and for what remains JSON's escapes are TOML's.
+    if isinstance(value, bool | int | str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, dt.date):
         return value.isoformat()
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
+        # An array of rows (a table's cells): one row per line.
+        return "[\n" + "".join(f"  {_value(row)},\n" for row in value) + "]"
     if isinstance(value, tuple):
-        if value and isinstance(value[0], tuple):
-            # An array of rows (a table's cells): one row per line.
-            return "[\n" + "".join(f"  {_value(row)},\n" for row in value) + "]"
         return "[" + ", ".join(_value(item) for item in value) + "]"
     raise TypeError(f"cannot write {value!r} as TOML")

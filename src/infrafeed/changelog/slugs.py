@@ -54,12 +54,10 @@ class IdMinter:
     def mint(self, scope: object, *candidates: str, fallback: str) -> str:
         """The first non-empty candidate's slug, with "-2", "-3"... when it is taken."""
         base = next((c for c in candidates if c), fallback)[:MAX_SLUG].strip("-")
-        taken = self.taken.setdefault(scope, set())
         slug, number = base, 1
-        while slug in taken:
+        while not self.claim(scope, slug):
             number += 1
             slug = f"{base}-{number}"
-        taken.add(slug)
         return slug
 
     def claim(self, scope: object, slug: str) -> bool:
