@@ -46,8 +46,8 @@ def render_pages(
             own = [i.id for i in items if i.module is not None and i.module.number == number]
             # Each entry is the output of the autoescaping item_entry macro: safe as it is.
             entries = Markup(b"".join(parts[i].page for i in own).decode())  # noqa: S704
-            yield _page(env, "module.html", view.page_path, title=view.title,
-                        description=view.description, alternates=[view, *main], feed=view,
+            yield _page(env, "module.html", view.page_path, title=view.spec.title,
+                        description=view.spec.description, alternates=[view, *main], feed=view,
                         count=len(own), entries=entries, **common)  # fmt: skip
     snippet = env.get_template("head-links.html").render(feeds=main or views)
     yield "head-links.html", snippet.encode("utf-8")
