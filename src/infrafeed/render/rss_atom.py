@@ -1,24 +1,22 @@
 """RSS 2.0 and Atom 1.0 through feedgen: the only module that touches feedgen.
 
 feedgen's traps, handled here once:
-- feed and entry ``updated`` default to *now*: we always set them from the data;
-- the default generator embeds feedgen's version: we name infrafeed instead;
-- the RSS channel ``<link>`` is the last link added: ``rel=self`` goes first;
+- ``updated`` defaults to *now*: feeds and entries always get it from the data;
+- the default generator names feedgen's version: we name infrafeed's;
+- RSS's channel ``<link>`` is the last link added: ``rel=self`` goes first;
 - ``logo()`` also sets RSS's ``<image>`` and ``image()`` Atom's ``<logo>``: each
-  document gets its own (RSS's image must be a GIF, JPEG or PNG);
+  document gets its own (RSS's must be a GIF, JPEG or PNG);
 - RSS ``<author>`` is an e-mail address: without one, ``dc:creator`` names the
-  author instead (an item with both is a W3C validator warning);
-- RSS ``<description>`` is HTML to readers, and feedgen would copy a plain-text
-  summary into it: it gets the HTML body, so a summary reading ``<script>`` is
-  shown, not run;
+  author (an item with both is a W3C validator warning);
+- RSS ``<description>`` is HTML to readers: it gets the HTML body, never the
+  plain-text summary, whose ``<script>`` would run;
 - ``formatRFC2822`` switches the process's locale twice per date (a fifth of
-  rendering RSS): :func:`rfc822` writes ``<pubDate>`` in the same C-locale format;
-- RSS gets no ``atom:link`` but ``rel=self``: :class:`_History` writes the RFC
-  5005 links and markers and the WebSub hub into RSS and Atom.
+  rendering RSS): :func:`rfc822` writes the same C-locale ``<pubDate>``;
+- RSS gets no ``atom:link`` but self: :class:`_History` writes the RFC 5005
+  links and markers and the WebSub hub into RSS and Atom.
 
-Each item is rendered once, from one feedgen entry, as the bytes lxml's pretty
-printer gives its ``<item>`` and ``<entry>`` inside a feed (:func:`item_elements`);
-a document's head and tail come from the same feed with no entries.
+Each item is rendered once, from one feedgen entry (:func:`item_elements`); a
+document's head and tail come from the same feed with no entries.
 """
 
 from __future__ import annotations
