@@ -1,10 +1,8 @@
 """Turn releases into feed items: one per article change, one per note.
 
-Everything a renderer needs is decided here, once, so the three formats
-cannot disagree: the id, title, link, date, HTML and plain-text bodies and
-categories of each item. An item reads on its own in a reader that mixes
-feeds: its title names its module and kind, and its content the group's
-context and its place. Pure: the same changelog gives the same items.
+Everything a renderer needs is decided here, once, so the formats cannot
+disagree. An item reads on its own in a reader that mixes feeds: its title
+names its module and kind, its content the group's context and its place. Pure.
 """
 
 from __future__ import annotations
@@ -23,11 +21,9 @@ from ..source.loader import Changelog, ReleaseFile
 from ..source.models import Article, Group, Kind, Module, Note, Site
 from ..source.urls import absolute
 
-# A release is dated at noon in the site's time zone, so that the calendar day
-# is the same in every time zone from UTC-12 to UTC+12 (a reader in Hanoi
-# or in Paris sees the date the page shows). Its items are one second apart,
-# first item newest, so readers that sort by date keep the page's order.
-# A second release of the same day starts one hour later.
+# A release is dated at noon in the site's time zone: the same calendar day from
+# UTC-12 to UTC+12. Its items are one second apart, first newest, so readers that
+# sort by date keep the page's order. A second release of the day starts an hour later.
 _RELEASE_HOUR = 12
 # A note's title is its first clause: cut after this many characters at the
 # first ": ", "; ", ". ", ", " or " — ", or at a space before _TITLE_MAX.

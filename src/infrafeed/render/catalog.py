@@ -1,9 +1,7 @@
 """The published feeds as the site files describe them: views, ``feeds.json`` and OPML.
 
-The HTML pages, ``feeds.json``, the OPML files and ``head-links.html`` all
-show the same facts about each feed (its formats and URLs, how many items,
-how recent, its archives); they are decided here once, from the feeds'
-histories. Pure: the bytes depend only on the data.
+The pages, ``feeds.json``, the OPML files and ``head-links.html`` show the same
+facts about each feed, decided here once from the feeds' histories. Pure.
 """
 
 from __future__ import annotations

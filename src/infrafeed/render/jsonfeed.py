@@ -1,10 +1,8 @@
 """JSON Feed 1.1 (https://www.jsonfeed.org/version/1.1/): feedgen has none, so it is ours.
 
-Keys come in a fixed order and non-ASCII text as UTF-8: the bytes depend only
-on the data. JSON Feed has no archive markers: pages chain with ``next_url``
-(the next older document, like RFC 5005's ``prev-archive``), and each page's
-``feed_url`` is its own URL, like the self link of RSS and Atom. As in
-rss_atom.py, a document is a frame around its items' parts.
+Keys in a fixed order, non-ASCII text as UTF-8. JSON Feed has no archive
+markers: pages chain with ``next_url`` (the next older document, like RFC 5005's
+``prev-archive``); each page's ``feed_url`` is its own URL, like RSS's self link.
 """
 
 from __future__ import annotations
@@ -27,9 +25,7 @@ _ITEMS_END = b"\n  ]\n}\n"
 
 
 def json_frame(doc: Head) -> Frame:
-    feed = _feed(doc)
-    feed["items"] = []
-    empty = _dump(feed)
+    empty = _dump(_feed(doc) | {"items": []})
     if not empty.endswith(_NO_ITEMS):
         raise RuntimeError(f"json.dumps no longer ends a feed with {_NO_ITEMS!r}")
     return Frame(empty[: -len(_NO_ITEMS)] + _ITEMS_START, b",\n", _ITEMS_END, empty)
