@@ -1,17 +1,21 @@
 """Full history in bounded feeds (RFC 5005): which document of a feed holds which item.
 
-A feed within ``max_items`` and ``max_bytes`` is one ``complete`` document. A
-larger one has a subscription document with the newest items of its newest
-(open) month, at least one, and an archive per month for the rest
-(``archive/YYYY-MM/``); the open month's archive holds the items the
-subscription document has no room for, if any: no archive is empty. Archives
-chain with ``prev-archive`` (older) and ``next-archive`` (newer; the newest
-archive's names the subscription document, since the W3C validator warns about
-an archive with no archive link). An archive with a newer archive changes only
-when an entry of its month is edited: it names no hub and no version. The
-newest archive also changes: its items while its month is open, its
-next-archive when a newer archive appears. Following ``prev-archive`` from the
-subscription document visits every item exactly once. Pure.
+A feed within its limits (``max_items``, ``max_bytes``) is one ``complete``
+document. A larger one has a subscription document with the newest items of
+its newest (open) month, at least one, and an archive document per month for
+the rest (``archive/YYYY-MM/``): a closed month's archive (the feed has an
+item in a later month) holds every item of its month; the open month's
+archive, its items that the subscription document has no room for, exists
+only then: no archive is empty. Archives chain with ``prev-archive`` (older)
+and ``next-archive`` (newer); the newest archive's ``next-archive`` names the
+subscription document, where the items after it are (RFC 5005 has no archive
+to name there, and the W3C validator warns about an archive with no archive
+link). So an archive that has a newer archive changes only when an entry of
+its month is edited: its items, dates and links come from earlier data, and
+it names no hub and no version. The newest archive may also change: its
+items while its month is open, its next-archive when a newer archive
+appears. Following ``prev-archive`` from the subscription document visits
+every item exactly once. Pure: the same items give the same plan.
 """
 
 from __future__ import annotations
