@@ -1,9 +1,10 @@
 """Render every output file: (path below the output folder, chunks of its bytes) pairs.
 
 Each feed's documents (feeds/history.py) in every format, then the site files
-about the feeds. Pure. A document is a frame around its items' parts: each item
-is rendered once (:func:`item_parts`) though two feeds show it, and whether a
-feed fits ``max_bytes`` is arithmetic on the parts' lengths.
+about the feeds. Pure: nothing here reads or writes a file. A document is a
+frame around its items' parts: each item is rendered once (:func:`item_parts`)
+though two feeds show it, and whether a feed fits ``max_bytes`` is arithmetic
+on the parts' lengths.
 """
 
 from __future__ import annotations

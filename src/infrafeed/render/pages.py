@@ -3,7 +3,8 @@
 Every word comes from the settings (``[words]``). Autoescaping is on, and only
 :func:`fill` and :func:`wbr` make markup, from escaped text, so the entries'
 text stays text. Links between generated files are relative, so the pages work
-wherever ``output/`` is served; URLs shown for copying are public and absolute.
+wherever ``output/`` is served; the URLs shown for copying, and the head
+snippet's, are the public absolute ones.
 """
 
 from __future__ import annotations
