@@ -44,7 +44,7 @@ def whole_rss(doc: Head, items: tuple[Item, ...]) -> bytes:
     for item in items:
         entry = fg.add_entry(order="append")
         rss_atom._common_fields(entry, item, doc.site)
-        rss_atom._rss_fields(entry, item)
+        entry.description(item.content_html)  # the HTML body, never the plain summary
         entry.pubDate(item.published)
         if not doc.site.author.email:
             entry.load_extension("dc", atom=False)

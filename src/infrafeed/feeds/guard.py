@@ -25,23 +25,18 @@ def guard(
 ) -> dict[str, dict[str, str]]:
     """Refuse to drop or re-date items a feed already published; return the new id record.
 
-    A feed that no longer exists is not checked (its removal is reported by
-    publishing). Items that fell out of a feed because of ``max_items`` are
-    still selected, so they are not drops. ``releases`` (path and date of each
-    release file) lets a message about a vanished item name the file it was
-    published from.
+    A feed that no longer exists is not checked (publishing reports its removal).
+    Items past ``max_items`` are still selected: they are not drops. ``releases``
+    (each release file's path and date) lets a message name a vanished item's file.
     """
     violations: list[str] = []
     record: dict[str, dict[str, str]] = {}
     dates: dict[str, str] = {}  # an item is in several feeds: its date is written once
     for key, items in published.items():
-        dates.update(
-            {item.id: item.published.isoformat() for item in items if item.id not in dates}
-        )
-        now = {item.id: dates[item.id] for item in items}
+        dates |= {item.id: item.published.isoformat() for item in items if item.id not in dates}
+        now = record[key] = {item.id: dates[item.id] for item in items}
         old = previous.get(key, {})
         if old.items() <= now.items():  # the usual case, at C speed: nothing dropped or moved
-            record[key] = now
             continue
         sources = {item.id: item.source for item in items}
         for item_id, date in sorted(old.items()):
@@ -58,7 +53,6 @@ def guard(
                     "page order, so adding or removing a change before it re-dates it; add new "
                     "changes after the published ones, or in a new release"
                 )
-        record[key] = now
     if violations and not allow_changes:
         raise GuardError(violations)
     return record
@@ -90,10 +84,9 @@ def late_additions(
 ) -> list[str]:
     """New items dated in a month whose archive was already closed and published.
 
-    ``previous`` is the id guard's record (feed key -> id -> date) of the last
-    build, ``archived`` the keys of the feeds that had archives then. Adding
-    such an item would rewrite a closed archive, which readers never fetch
-    again: they would miss it. The id guard refuses it like a drop.
+    ``previous`` is the last build's id record (feed key -> id -> date), ``archived``
+    the keys of the feeds that had archives then. Such an item would rewrite a closed
+    archive, which readers never fetch again: the id guard refuses it like a drop.
     """
     violations = []
     for key, items in published.items():

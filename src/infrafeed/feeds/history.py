@@ -20,6 +20,7 @@ every item exactly once. Pure: the same items give the same plan.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import itertools
 from collections.abc import Callable, Sequence
@@ -67,11 +68,6 @@ class FeedHistory:
         return self.current.role == "complete"
 
 
-# The largest of a document's formats, in bytes. plan only measures documents of
-# the feed's newest items, so the caller can answer with prefix sums of sizes.
-SizeOf = Callable[[Document], int]
-
-
 def month_of(item: Item) -> str:
     return item.released.strftime("%Y-%m")
 
@@ -80,12 +76,14 @@ def archive_root(spec: FeedSpec) -> str:
     return f"{spec.folder}/archive" if spec.folder else "archive"
 
 
-def archive_folder(spec: FeedSpec, month: str) -> str:
-    return f"{archive_root(spec)}/{month}"
+def plan(
+    site: Site, spec: FeedSpec, items: Sequence[Item], size_of: Callable[[Document], int]
+) -> FeedHistory:
+    """Split ``items`` (the whole feed, newest first) into its documents.
 
-
-def plan(site: Site, spec: FeedSpec, items: Sequence[Item], size_of: SizeOf) -> FeedHistory:
-    """Split ``items`` (the whole feed, newest first) into its documents."""
+    ``size_of`` gives the largest of a document's formats, in bytes; only documents
+    of the feed's newest items are measured, so prefix sums of sizes can answer.
+    """
     everything = tuple(items)
     complete = Document(
         "complete", spec.folder, everything, newest_date(site, everything), None, None, None
@@ -98,50 +96,35 @@ def plan(site: Site, spec: FeedSpec, items: Sequence[Item], size_of: SizeOf) -> 
     months = [(month, tuple(group)) for month, group in itertools.groupby(everything, key=month_of)]
     if len({month for month, _ in months}) != len(months):
         raise ValueError(f"feed '{spec.key}': items are not in release order")
-    newest = months[0][1]
+    newest, root = months[0][1], archive_root(spec)
 
     def current(count: int) -> Document:
         held = newest[:count]
-        older = archive_folder(spec, months[0 if count < len(newest) else 1][0])
+        older = f"{root}/{months[0 if count < len(newest) else 1][0]}"
         return Document("current", spec.folder, held, newest_date(site, held), None, older, None)
 
     # A feed of one month that does not fit archives at least one of its items.
     upper = min(spec.max_items, len(newest) - (len(months) == 1))
     if upper < 1:  # a single item larger than max_bytes: nothing to split
         return FeedHistory(spec, (complete,), len(everything))
-    count = _largest(upper, lambda n: size_of(current(n)) <= site.feeds.max_bytes)
+    # As many items as fit (sizes grow with the count), at least one.
+    fitting = bisect.bisect_left(
+        range(1, upper + 1), True, key=lambda n: size_of(current(n)) > site.feeds.max_bytes
+    )
+    count = max(1, fitting)
     # The open month's archive only when the subscription document leaves it items.
     kept = [(m, held[count:] if i == 0 else held) for i, (m, held) in enumerate(months)]
     archives = [(m, held, months[i][1]) for i, (m, held) in enumerate(kept) if held]
-    folders = [archive_folder(spec, month) for month, _, _ in archives]
+    folders = [f"{root}/{month}" for month, _, _ in archives]
     documents = [current(count)]
     for index, (month, held, whole) in enumerate(archives):
-        documents.append(
-            Document(
-                "archive",
-                folders[index],
-                held,
-                # The month's newest date even when the subscription document
-                # holds some of its items: an archive's date never depends on the split.
-                newest_date(site, whole),
-                month,
-                folders[index + 1] if index + 1 < len(folders) else None,
-                folders[index - 1] if index > 0 else spec.folder,
-            )
-        )
+        older = folders[index + 1] if index + 1 < len(folders) else None
+        newer = folders[index - 1] if index > 0 else spec.folder
+        # The month's newest date even when the subscription document holds some
+        # of its items: an archive's date never depends on the split.
+        updated = newest_date(site, whole)
+        documents.append(Document("archive", folders[index], held, updated, month, older, newer))
     return FeedHistory(spec, tuple(documents), len(everything))
-
-
-def _largest(upper: int, fits: Callable[[int], bool]) -> int:
-    """The largest n in 1..upper with fits(n) (sizes grow with n), or 1 if none fits."""
-    low, high = 1, upper
-    while low < high:
-        middle = (low + high + 1) // 2
-        if fits(middle):
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def newest_date(site: Site, items: tuple[Item, ...]) -> dt.datetime:

@@ -1,16 +1,16 @@
 """Turn releases into feed items: one per article change, one per note.
 
-Everything a renderer needs is decided here, once, so the three formats
-cannot disagree: the id, title, link, date, HTML and plain-text bodies and
-categories of each item. An item reads on its own in a reader that mixes
-feeds: its title names its module and kind, and its content the group's
-context and its place. Pure: the same changelog gives the same items.
+Everything a renderer needs is decided here, once, so the formats cannot
+disagree. An item reads on its own in a reader that mixes feeds: its title
+names its module and kind, its content the group's context and its place. Pure.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import html
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,11 +21,9 @@ from ..source.loader import Changelog, ReleaseFile
 from ..source.models import Article, Group, Kind, Module, Note, Site
 from ..source.urls import absolute
 
-# A release is dated at noon in the site's time zone, so that the calendar day
-# is the same in every time zone from UTC-12 to UTC+12 (a reader in Hanoi
-# or in Paris sees the date the page shows). Its items are one second apart,
-# first item newest, so readers that sort by date keep the page's order.
-# A second release of the same day starts one hour later.
+# A release is dated at noon in the site's time zone: the same calendar day from
+# UTC-12 to UTC+12. Its items are one second apart, first newest, so readers that
+# sort by date keep the page's order. A second release of the day starts an hour later.
 _RELEASE_HOUR = 12
 # A note's title is its first clause: cut after this many characters at the
 # first ": ", "; ", ". ", ", " or " — ", or at a space before _TITLE_MAX.
@@ -82,28 +80,21 @@ class ItemMaker:
         # The changelog page without a fragment: a release's link adds its anchor.
         self.changelog = absolute(site.changelog, "#")
         # Many items link the same page: resolving a URL costs more than the rest of an item.
-        self._urls: dict[str, str] = {}
-
-    def url(self, reference: str) -> str:
-        found = self._urls.get(reference)
-        if found is None:
-            found = self._urls[reference] = absolute(self.site.url, reference)
-        return found
+        self.url = functools.cache(functools.partial(absolute, site.url))
 
     def items(self, rf: ReleaseFile) -> Iterator[Item]:
         """``rf``'s items in page order, first newest."""
         day = rf.date
         start = dt.datetime(day.year, day.month, day.day, _RELEASE_HOUR, tzinfo=self.zone)
         start += dt.timedelta(hours=rf.sequence - 1)
-        position = 0
+        seconds = itertools.count()
         for g, group in enumerate(rf.release.groups, start=1):
             changes: list[tuple[str, Article | Note]] = [
                 (f"articles[{i}]", article) for i, article in enumerate(group.articles, 1)
             ]
             changes += [(f"notes[{i}]", note) for i, note in enumerate(group.notes, 1)]
             for where, change in changes:
-                published = start - dt.timedelta(seconds=position)
-                position += 1
+                published = start - dt.timedelta(seconds=next(seconds))
                 yield self._item(rf, group, change, published, f"{rf.path} groups[{g}].{where}")
 
     def _html(self, rf: ReleaseFile, text: str) -> str:
@@ -124,29 +115,24 @@ class ItemMaker:
             heading = change.title or first_clause(plain)
             parts.append(f"<p>{text}</p>")
             shown = None if heading == plain else text  # the whole text, under a shorter title
-            if change.summary:
-                summary = inline.to_text(rf.nodes(change.summary))
-                more = self._html(rf, change.summary)
-                parts.append(f"<p>{more}</p>")
-                shown = more if shown is None else f"{shown} | {more}"
-            if change.details:
-                rows = "".join(f"<li>{self._html(rf, d)}</li>" for d in change.details)
-                parts.append(f"<ul>{rows}</ul>")
-            if change.table is not None:
-                cells = change.table.header
-                head = "".join(f"<th>{html.escape(h, quote=False)}</th>" for h in cells)
-                rows = "".join(
-                    "<tr>" + "".join(f"<td>{self._html(rf, c)}</td>" for c in row) + "</tr>"
-                    for row in change.table.rows
-                )
-                parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
         else:
             chapter = change.chapter or group.chapter
             heading = f"{change.number} {change.title}" if change.number else change.title
-            if change.summary:
-                summary = inline.to_text(rf.nodes(change.summary))
-                shown = self._html(rf, change.summary)
-                parts.append(f"<p>{shown}</p>")
+        if change.summary:
+            summary = inline.to_text(rf.nodes(change.summary))
+            more = self._html(rf, change.summary)
+            parts.append(f"<p>{more}</p>")
+            shown = more if shown is None else f"{shown} | {more}"
+        if isinstance(change, Note) and change.details:
+            rows = "".join(f"<li>{self._html(rf, d)}</li>" for d in change.details)
+            parts.append(f"<ul>{rows}</ul>")
+        if isinstance(change, Note) and change.table is not None:
+            head = "".join(f"<th>{html.escape(h, quote=False)}</th>" for h in change.table.header)
+            rows = "".join(
+                "<tr>" + "".join(f"<td>{self._html(rf, c)}</td>" for c in row) + "</tr>"
+                for row in change.table.rows
+            )
+            parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
         if group.context is not None:
             # The context introduced the page's list ("…:"): here it stands alone.
             context = self._html(rf, group.context).rstrip().rstrip(":：").rstrip()

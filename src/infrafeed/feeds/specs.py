@@ -1,7 +1,6 @@
 """Which feeds exist and what each holds: feeds as data, selection as a pure step.
 
-The settings say whether there is an all-items feed and per-module feeds;
-the module feeds come from the module list, never from copied code. Each
+The settings say whether there is an all-items feed and per-module feeds; each
 feed is written in every format of :data:`FORMATS`.
 """
 

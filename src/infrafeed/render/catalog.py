@@ -1,14 +1,11 @@
 """The published feeds as the site files describe them: views, ``feeds.json`` and OPML.
 
-The HTML pages, ``feeds.json``, the OPML files and ``head-links.html`` all
-show the same facts about each feed (its formats and URLs, how many items,
-how recent, its archives); they are decided here once, from the feeds'
-histories. Pure: the bytes depend only on the data.
+The pages, ``feeds.json``, the OPML files and ``head-links.html`` show the same
+facts about each feed, decided here once from the feeds' histories. Pure.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import email.utils
 import json
 import xml.etree.ElementTree as ET
@@ -18,7 +15,7 @@ from typing import NamedTuple
 from urllib.parse import quote
 
 from ..feeds.history import Document, FeedHistory
-from ..feeds.specs import FORMATS, Format, document_path
+from ..feeds.specs import FORMATS, FeedSpec, Format, document_path
 from ..source.models import Module, Site
 from ..source.urls import absolute
 
@@ -42,23 +39,15 @@ class FormatLink(NamedTuple):
 
 @dataclass(frozen=True)
 class FeedView:
-    key: str
-    title: str
-    description: str
+    """A feed as the site files show it: its spec and history, and where its files are."""
+
+    spec: FeedSpec
+    history: FeedHistory
     module: Module | None
-    home_url: str
     page_path: str  # this feed's HTML page below the output folder
     links: tuple[FormatLink, ...]  # the subscription document in every format
     subscribe: tuple[tuple[str, str], ...]  # (reader, its subscribe URL)
-    count: int  # items in the subscription document
-    total: int  # items in the whole feed, archives included
-    updated: dt.datetime
-    complete: bool
     archives: tuple[tuple[str, int, tuple[FormatLink, ...]], ...]  # (month, count, links)
-
-
-def page_path(folder: str) -> str:
-    return f"{folder}/index.html" if folder else "index.html"
 
 
 def _links(site: Site, document: Document) -> tuple[FormatLink, ...]:
@@ -73,18 +62,12 @@ def feed_views(site: Site, histories: Sequence[FeedHistory]) -> tuple[FeedView, 
         rss = quote(links[0].url, safe="")  # readers subscribe to RSS: every reader knows it
         views.append(
             FeedView(
-                spec.key,
-                spec.title,
-                spec.description,
+                spec,
+                history,
                 None if spec.module is None else site.module(spec.module),
-                spec.home_url,
-                page_path(spec.folder),
+                f"{spec.folder}/index.html" if spec.folder else "index.html",
                 links,
                 tuple((name, form.format(url=rss)) for name, form in READERS),
-                len(history.current.items),
-                history.total,
-                history.current.updated,
-                history.complete,
                 tuple((a.month or "", len(a.items), _links(site, a)) for a in history.archives),
             )
         )
@@ -105,23 +88,23 @@ def render_feeds_json(site: Site, views: Sequence[FeedView]) -> bytes:
     feeds with one filter (module.slug). Fixed key order, UTF-8."""
     feeds = []
     for view in views:
-        m = view.module
+        m, spec, current = view.module, view.spec, view.history.current
         module = None if m is None else {"number": m.number, "name": m.name, "slug": m.slug}
         for link in view.links:
             feeds.append(
                 {
-                    "id": f"{view.key}/{link.format.name}",
-                    "feed": view.key,
-                    "title": view.title,
+                    "id": f"{spec.key}/{link.format.name}",
+                    "feed": spec.key,
+                    "title": spec.title,
                     "module": module,
                     "format": link.format.name,
                     "media_type": link.format.media_type,
                     "url": link.url,
                     "page_url": absolute(site.feeds.url, view.page_path),
-                    "item_count": view.count,
-                    "total_item_count": view.total,
-                    "complete": view.complete,
-                    "updated": view.updated.isoformat(),
+                    "item_count": len(current.items),
+                    "total_item_count": view.history.total,
+                    "complete": view.history.complete,
+                    "updated": current.updated.isoformat(),
                 }
             )
     files = opml_files(views)
@@ -137,7 +120,7 @@ def render_opml(site: Site, title: str, views: Sequence[FeedView]) -> bytes:
     root = ET.Element("opml", version="2.0")
     head = ET.SubElement(root, "head")
     ET.SubElement(head, "title").text = title
-    newest = max(view.updated for view in views)
+    newest = max(view.history.current.updated for view in views)
     ET.SubElement(head, "dateModified").text = email.utils.format_datetime(newest)
     ET.SubElement(head, "ownerName").text = site.author.name
     if site.author.url:
@@ -145,9 +128,10 @@ def render_opml(site: Site, title: str, views: Sequence[FeedView]) -> bytes:
     ET.SubElement(head, "docs").text = "http://opml.org/spec2.opml"
     body = ET.SubElement(root, "body")
     for view in views:
-        attributes = {"type": "rss", "text": view.title, "title": view.title}
-        attributes |= {"description": view.description, "xmlUrl": view.links[0].url}
-        attributes |= {"htmlUrl": view.home_url, "language": site.language, "version": "RSS2"}
+        spec = view.spec
+        attributes = {"type": "rss", "text": spec.title, "title": spec.title}
+        attributes |= {"description": spec.description, "xmlUrl": view.links[0].url}
+        attributes |= {"htmlUrl": spec.home_url, "language": site.language, "version": "RSS2"}
         ET.SubElement(body, "outline", attributes)
     ET.indent(root, space="  ")
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{ET.tostring(root, "unicode")}\n'.encode()

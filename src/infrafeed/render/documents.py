@@ -1,21 +1,17 @@
 """Render every output file: (path below the output folder, chunks of its bytes) pairs.
 
-For each feed: its documents (the subscription document and its monthly
-archives, see feeds/history.py) in every format. Then the site files that
-describe the feeds: the HTML pages, ``head-links.html``, ``feeds.json`` and
-the OPML files. Pure: nothing here reads or writes a file.
-
-A feed document is a frame around its items' parts. Each item is rendered
-once (:func:`item_parts`), though the all-items feed and the item's module
-feed both show it; whether a feed fits ``max_bytes`` is then arithmetic on
-the parts' lengths, never a rendering.
+Each feed's documents (feeds/history.py) in every format, then the site files
+about the feeds. Pure: nothing here reads or writes a file. A document is a
+frame around its items' parts: each item is rendered once (:func:`item_parts`)
+though two feeds show it, and whether a feed fits ``max_bytes`` is arithmetic
+on the parts' lengths.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate
 from typing import NamedTuple
 
@@ -56,8 +52,7 @@ class Head:
     format: Format
     self_url: str
     updated: dt.datetime  # the newest item's date, never the time of the build
-    # None in archives: an upgrade of infrafeed must not rewrite closed archives.
-    generator_version: str | None
+    generator_version: str | None  # None in archives (see head)
     role: Role
     current_url: str | None  # the subscription document (archives only)
     prev_archive_url: str | None  # the next older document of the chain
@@ -99,8 +94,7 @@ def render_all(
     version: str,
     parts: Mapping[str, ItemParts] | None = None,
 ) -> Iterator[tuple[str, Iterable[bytes]]]:
-    """Every output file but the changelog page; ``parts``, every item's (by default rendered
-    here)."""
+    """Every output file but the changelog page; ``parts``: every item's, or rendered here."""
     if parts is None:
         parts = {item.id: part for item, part in zip(items, item_parts(site, items), strict=True)}
     from .catalog import feed_views, opml_files, render_feeds_json, render_opml
@@ -141,7 +135,7 @@ class _Feed:
         # prefix[k][n]: the length of the first n items' parts in FORMATS[k], so
         # the size of any document of the newest items is a look-up.
         self.prefix = [list(accumulate(map(len, column), initial=0)) for column in self.columns]
-        self._frames: dict[tuple[object, ...], Frame] = {}
+        self._frames: dict[tuple[str, Document], Frame] = {}
 
     def size_of(self, document: Document) -> int:
         """The largest of ``document``'s formats, in bytes, as history.plan compares it."""
@@ -162,17 +156,14 @@ class _Feed:
 
     def frame(self, document: Document, fmt: Format) -> Frame:
         """The document's frame in ``fmt``, rendered once: it depends on all but the items."""
-        key: tuple[object, ...] = (fmt.name, document.role, document.folder, document.updated)
-        key += (document.prev_archive, document.next_archive)
-        found = self._frames.get(key)
-        if found is None:
+        key = (fmt.name, replace(document, items=()))
+        if key not in self._frames:
             from .jsonfeed import json_frame
             from .rss_atom import atom_frame, rss_frame
 
             render = {"rss": rss_frame, "atom": atom_frame, "json": json_frame}[fmt.name]
-            made = head(self.site, self.spec, document, fmt, self.version)
-            found = self._frames[key] = render(made)
-        return found
+            self._frames[key] = render(head(self.site, self.spec, document, fmt, self.version))
+        return self._frames[key]
 
 
 def head(site: Site, spec: FeedSpec, document: Document, fmt: Format, version: str) -> Head:

@@ -1,14 +1,9 @@
 """JSON Feed 1.1 (https://www.jsonfeed.org/version/1.1/): feedgen has none, so it is ours.
 
-Keys are written in a fixed order and non-ASCII text as UTF-8, so the bytes
-depend only on the data.
-
-JSON Feed has no archive markers; its pages chain with ``next_url`` (the next
-older document, like RFC 5005's ``prev-archive``). Each page's ``feed_url``
-is the URL it is served at, like the self link of RSS and Atom.
-
-As for RSS and Atom (rss_atom.py), a document is a frame around its items'
-parts (:func:`json_frame`, :func:`json_item`), each item rendered once.
+Keys in a fixed order and non-ASCII text as UTF-8: the bytes depend only on the
+data. JSON Feed has no archive markers: pages chain with ``next_url`` (the next
+older document, like RFC 5005's ``prev-archive``); each page's ``feed_url`` is
+its own URL, like the self link of RSS and Atom.
 """
 
 from __future__ import annotations
@@ -31,10 +26,7 @@ _ITEMS_END = b"\n  ]\n}\n"
 
 
 def json_frame(doc: Head) -> Frame:
-    """The JSON Feed of ``doc`` around its items (``doc.items`` is not read)."""
-    feed = _feed(doc)
-    feed["items"] = []
-    empty = _dump(feed)
+    empty = _dump(_feed(doc) | {"items": []})
     if not empty.endswith(_NO_ITEMS):
         raise RuntimeError(f"json.dumps no longer ends a feed with {_NO_ITEMS!r}")
     return Frame(empty[: -len(_NO_ITEMS)] + _ITEMS_START, b",\n", _ITEMS_END, empty)
@@ -69,8 +61,7 @@ def _authors(author: Author) -> str:
 
 
 def _author(author: Author) -> list[dict[str, str]]:
-    found = {"name": author.name}
-    return [found | ({"url": author.url} if author.url else {})]
+    return [{"name": author.name} | ({"url": author.url} if author.url else {})]
 
 
 def _feed(doc: Head) -> dict[str, Any]:

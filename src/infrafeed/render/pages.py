@@ -1,12 +1,10 @@
 """The HTML pages people read, and the ``<head>`` snippet for the site: Jinja2 templates.
 
-Readable feeds without XSLT: ``index.html`` lists every feed with its formats,
-copyable URLs, one-click subscribe links and the latest items; each module
-has its page. Every word comes from the settings (``[words]``). Autoescaping
-is on, and only :func:`fill` and :func:`wbr` make markup, from escaped text,
-so every text from the entries is shown as text. Links between generated
-files are relative, so the pages work wherever ``output/`` is served; the
-URLs shown for copying, and the head snippet, are the public absolute ones.
+Every word comes from the settings (``[words]``). Autoescaping is on, and only
+:func:`fill` and :func:`wbr` make markup, from escaped text, so the entries'
+text stays text. Links between generated files are relative, so the pages work
+wherever ``output/`` is served; the URLs shown for copying, and the head
+snippet's, are the public absolute ones.
 """
 
 from __future__ import annotations
@@ -20,6 +18,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from ..feeds.items import Item
+from ..feeds.specs import select_all
 from ..source.models import Site
 from .catalog import OPML, FeedView, opml_files
 
@@ -33,23 +32,21 @@ def render_pages(
     site: Site, views: Sequence[FeedView], items: Sequence[Item], parts: Mapping[str, ItemParts]
 ) -> Iterator[tuple[str, bytes]]:
     """Every page; a module page lists its items' :func:`entry` parts."""
-    env, words = _environment(), site.words
-    main = [view for view in views if view.module is None]
+    words, main = site.words, [view for view in views if view.module is None]
     common = {"site": site, "words": words, "archived": any(view.archives for view in views)}
     title = fill(words.page_title, site=site.title)
-    yield _page(env, "index.html", "index.html", title=title, description=site.description,
+    yield _page("index.html", "index.html", title=title, description=site.description,
                 alternates=main or views[:1], feeds=views, latest=tuple(items[:LATEST]),
                 opml=opml_files(views), everything=OPML["everything"], **common)  # fmt: skip
     for view in views:
         if view.module is not None:
-            number = view.module.number
-            own = [i.id for i in items if i.module is not None and i.module.number == number]
+            own = select_all(items, view.spec)
             # Each entry is the output of the autoescaping item_entry macro: safe as it is.
-            entries = Markup(b"".join(parts[i].page for i in own).decode())  # noqa: S704
-            yield _page(env, "module.html", view.page_path, title=view.title,
-                        description=view.description, alternates=[view, *main], feed=view,
+            entries = Markup(b"".join(parts[i.id].page for i in own).decode())  # noqa: S704
+            yield _page("module.html", view.page_path, title=view.spec.title,
+                        description=view.spec.description, alternates=[view, *main], feed=view,
                         count=len(own), entries=entries, **common)  # fmt: skip
-    snippet = env.get_template("head-links.html").render(feeds=main or views)
+    snippet = _environment().get_template("head-links.html").render(feeds=main or views)
     yield "head-links.html", snippet.encode("utf-8")
 
 
@@ -68,8 +65,7 @@ def fill(pattern: str, **values: object) -> Markup:
 
 
 def wbr(url: str) -> Markup:
-    """``url`` with a line break opportunity after each "/" of its path: a narrow screen
-    wraps it there, never inside a word."""
+    """``url`` with a line break opportunity after each "/" of its path, for narrow screens."""
     head, separator, rest = url.partition("://")
     return escape(head + separator) + Markup("/<wbr>").join(escape(rest).split("/"))
 
@@ -89,10 +85,10 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def _page(env: jinja2.Environment, template: str, path: str, **context: Any) -> tuple[str, bytes]:
+def _page(template: str, path: str, **context: Any) -> tuple[str, bytes]:
     folder = posixpath.dirname(path) or "."
 
     def href(target: str) -> str:  # a link to another generated file, relative to this page
         return posixpath.relpath(target, folder)
 
-    return path, env.get_template(template).render(href=href, **context).encode("utf-8")
+    return path, _environment().get_template(template).render(href=href, **context).encode()

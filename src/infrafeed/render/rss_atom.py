@@ -1,27 +1,22 @@
 """RSS 2.0 and Atom 1.0 through feedgen: the only module that touches feedgen.
 
 feedgen's traps, handled here once:
-- feed and entry ``updated`` default to *now*: we always set them from the data;
-- the default generator embeds feedgen's version: we name infrafeed instead;
-- the RSS channel ``<link>`` is the last link added: ``rel=self`` goes first;
+- ``updated`` defaults to *now*: feeds and entries always get it from the data;
+- the default generator names feedgen's version: we name infrafeed's;
+- RSS's channel ``<link>`` is the last link added: ``rel=self`` goes first;
 - ``logo()`` also sets RSS's ``<image>`` and ``image()`` Atom's ``<logo>``: each
-  document gets its own (RSS's image must be a GIF, JPEG or PNG);
-- RSS ``<author>`` is an e-mail address: without one the author's name goes in
-  ``dc:creator`` instead (an item with both is a W3C validator warning);
-- RSS ``<description>`` is HTML to readers, and feedgen would copy a plain-text
-  summary into it: we give it the HTML body instead, so that a summary
-  reading ``<script>`` is shown, not run;
-- ``formatRFC2822`` switches the whole process's locale twice per date (and is
-  a fifth of rendering RSS): an item's ``<pubDate>`` is written by
-  :func:`rfc822` instead, in the same C-locale format;
-- RSS gets no ``atom:link`` but ``rel=self``, so the RFC 5005 links, the WebSub
-  ``hub`` link and the ``fh:complete``/``fh:archive`` markers come from
-  :class:`_History`, a feedgen extension that writes them into RSS and Atom.
+  document gets its own (RSS's must be a GIF, JPEG or PNG);
+- RSS ``<author>`` is an e-mail address: without one, ``dc:creator`` names the
+  author (an item with both is a W3C validator warning);
+- RSS ``<description>`` is HTML to readers: it gets the HTML body, never the
+  plain-text summary, whose ``<script>`` would run;
+- ``formatRFC2822`` switches the process's locale twice per date (a fifth of
+  rendering RSS): :func:`rfc822` writes the same C-locale ``<pubDate>``;
+- RSS gets no ``atom:link`` but self: :class:`_History` writes the RFC 5005
+  links and markers and the WebSub hub into RSS and Atom.
 
-A document is rendered in parts (render/documents.py): each item once, from
-one feedgen entry, as the bytes feedgen's pretty printer gives its ``<item>``
-and ``<entry>`` at their place in a feed (:func:`item_elements`), and the
-document's head and tail from the same feed with no entries.
+Each item is rendered once, from one feedgen entry (:func:`item_elements`); a
+document's head and tail come from the same feed with no entries.
 """
 
 from __future__ import annotations
@@ -44,29 +39,21 @@ from .documents import Frame, Head
 FEED_HISTORY_NS = "http://purl.org/syndication/history/1.0"
 
 _ATOM_NS = "http://www.w3.org/2005/Atom"
-# The namespaces feedgen declares on <rss>: an <item> serialized below them
-# comes out as it does in a real document.
+_CONTENT_NS = "http://purl.org/rss/1.0/modules/content/"
 _DC_NS = "http://purl.org/dc/elements/1.1/"
-_RSS_NAMESPACES = {
-    "atom": _ATOM_NS,
-    "content": "http://purl.org/rss/1.0/modules/content/",
-    "dc": _DC_NS,
-}
-_RSS_ITEMS_START = b"<channel>\n"
-_RSS_TAIL = b"  </channel>\n</rss>\n"
-_ATOM_ITEMS_START = b"<feed>\n"
-_ATOM_TAIL = b"</feed>\n"
+# The namespaces feedgen declares on <rss>: an <item> printed below them is as in a feed.
+_RSS_NAMESPACES = {"atom": _ATOM_NS, "content": _CONTENT_NS, "dc": _DC_NS}
+_RSS_ITEMS_START, _RSS_TAIL = b"<channel>\n", b"  </channel>\n</rss>\n"
+_ATOM_ITEMS_START, _ATOM_TAIL = b"<feed>\n", b"</feed>\n"
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 def rss_frame(doc: Head) -> Frame:
-    """The RSS document of ``doc`` around its items."""
     return _frame(_rss_bytes(_feed(doc), doc), _RSS_TAIL)
 
 
 def atom_frame(doc: Head) -> Frame:
-    """The Atom document of ``doc`` around its items."""
     return _frame(_atom_bytes(_feed(doc), doc), _ATOM_TAIL)
 
 
@@ -78,29 +65,28 @@ def item_elements(item: Item, site: Site) -> tuple[bytes, bytes]:
     """
     entry = FeedEntry()
     _common_fields(entry, item, site)
-    _rss_fields(entry, item)
+    entry.description(item.content_html)
     rss = entry.rss_entry()
     xml_elem("pubDate", rss).text = rfc822(item.published)
     if not site.author.email:  # where feedgen's dc extension puts it, after pubDate
         xml_elem(f"{{{_DC_NS}}}creator", rss).text = site.author.name
     _atom_fields(entry, item)
-    atom = entry.atom_entry()
-
-    root = etree.Element("rss", nsmap=_RSS_NAMESPACES)
-    xml_elem("channel", root).append(rss)
-    rss_part = _inside(root, _RSS_ITEMS_START, _RSS_TAIL)
-    root = etree.Element("feed")
-    root.append(atom)
-    return rss_part, _inside(root, _ATOM_ITEMS_START, _ATOM_TAIL)
+    rss_root = etree.Element("rss", nsmap=_RSS_NAMESPACES)
+    xml_elem("channel", rss_root).append(rss)
+    atom_root = etree.Element("feed")
+    atom_root.append(entry.atom_entry())
+    rss_part = _inside(rss_root, _RSS_ITEMS_START, _RSS_TAIL)
+    return rss_part, _inside(atom_root, _ATOM_ITEMS_START, _ATOM_TAIL)
 
 
 def _rss_bytes(fg: FeedGenerator, doc: Head) -> bytes:
     fg.lastBuildDate(doc.updated)
     fg.docs("https://www.rssboard.org/rss-specification")
     fg.load_extension("dc", atom=False)  # declares dc: for the items' dc:creator
-    image = next((i for i in (doc.site.logo, doc.site.favicon) if i and _raster(i)), None)
-    if image:  # titled and linked like the channel, as the W3C validator wants
-        fg.image(absolute(doc.site.url, image))
+    for image in (doc.site.logo, doc.site.favicon):
+        if image and image.split("?")[0].lower().endswith((".png", ".gif", ".jpg", ".jpeg")):
+            fg.image(absolute(doc.site.url, image))  # titled and linked like the channel
+            break
     return bytes(fg.rss_str(pretty=True))
 
 
@@ -110,10 +96,6 @@ def _atom_bytes(fg: FeedGenerator, doc: Head) -> bytes:
     if doc.site.logo:
         fg.logo(absolute(doc.site.url, doc.site.logo))
     return bytes(fg.atom_str(pretty=True))
-
-
-def _raster(reference: str) -> bool:
-    return reference.split("?")[0].lower().endswith((".png", ".gif", ".jpg", ".jpeg"))
 
 
 def _frame(empty: bytes, tail: bytes) -> Frame:
@@ -150,7 +132,7 @@ def _feed(doc: Head) -> FeedGenerator:
     fg.link(href=doc.self_url, rel="self", type=doc.format.media_type)
     fg.link(href=spec.home_url, rel="alternate", type="text/html")
     fg.register_extension("history", _History)
-    fg.history.configure(doc)
+    fg.history.doc = doc
     return fg
 
 
@@ -170,12 +152,6 @@ def _author(site: Site) -> dict[str, str]:
     return {key: value for key, value in found.items() if value}
 
 
-def _rss_fields(entry: FeedEntry, item: Item) -> None:
-    # RSS readers treat <description> as HTML, so it carries the HTML body;
-    # a plain-text summary there would let "<b>" in the text become markup.
-    entry.description(item.content_html)
-
-
 def _atom_fields(entry: FeedEntry, item: Item) -> None:
     entry.published(item.published)
     entry.content(item.content_html, type="html")
@@ -187,30 +163,15 @@ def _atom_fields(entry: FeedEntry, item: Item) -> None:
 class _History:
     """feedgen extension: RFC 5005 paging links and markers, and the WebSub hub.
 
-    feedgen instantiates it without arguments; :meth:`configure` gives it the
-    document. Written as ``atom:link`` in RSS too, as RFC 5005 appendix B says.
+    feedgen makes it with no arguments; :func:`_feed` then gives it ``doc``.
+    Written as ``atom:link`` in RSS too, as RFC 5005 appendix B says.
     """
 
-    def __init__(self) -> None:
-        self.links: list[tuple[str, str]] = []
-        self.marker = ""
-        self.media_type = ""
-
-    def configure(self, doc: Head) -> None:
-        # The subscription document of an archived feed carries no marker (RFC 5005 §4).
-        self.marker = {"complete": "complete", "archive": "archive", "current": ""}[doc.role]
-        self.media_type = doc.format.media_type
-        for rel, href in (
-            ("hub", doc.hub),
-            ("current", doc.current_url),
-            ("prev-archive", doc.prev_archive_url),
-            ("next-archive", doc.next_archive_url),
-        ):
-            if href is not None:
-                self.links.append((rel, href))
+    doc: Head
 
     def extend_ns(self) -> dict[str, str]:
-        return {"fh": FEED_HISTORY_NS} if self.marker else {}
+        # The subscription document of an archived feed has no marker (RFC 5005 §4).
+        return {} if self.doc.role == "current" else {"fh": FEED_HISTORY_NS}
 
     def extend_atom(self, feed: Any) -> Any:
         # feedgen writes Atom elements unqualified under a default xmlns
@@ -223,13 +184,15 @@ class _History:
         return feed
 
     def _extend(self, parent: Any, link_tag: str) -> None:
-        for rel, href in self.links:
-            attributes = {"href": href, "rel": rel}
-            if rel != "hub":  # a hub is not a feed document
-                attributes["type"] = self.media_type
-            xml_elem(link_tag, parent, **attributes)
-        if self.marker:
-            xml_elem(f"{{{FEED_HISTORY_NS}}}{self.marker}", parent)
+        doc = self.doc
+        links = {"hub": doc.hub, "current": doc.current_url}
+        links |= {"prev-archive": doc.prev_archive_url, "next-archive": doc.next_archive_url}
+        for rel, href in links.items():
+            if href is not None:  # a hub is not a feed document: it has no type
+                media = {} if rel == "hub" else {"type": doc.format.media_type}
+                xml_elem(link_tag, parent, href=href, rel=rel, **media)
+        if doc.role != "current":
+            xml_elem(f"{{{FEED_HISTORY_NS}}}{doc.role}", parent)
 
 
 def rfc822(moment: dt.datetime) -> str:
