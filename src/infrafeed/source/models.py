@@ -1,9 +1,8 @@
 """The entry schema: site settings and release files, as frozen pydantic models.
 
-Every text passes through one of the ``Annotated`` types below, which
-normalise it to NFC and refuse what no feed can carry (characters XML 1.0
-forbids, empty strings, overlong values, unsafe links). Messages are written
-for the maintainer who will read them next to a file name and field path.
+Every text passes through an ``Annotated`` type below: normalised to NFC, with
+what no feed can carry refused (characters XML 1.0 forbids, empty or overlong
+text, unsafe links), in messages read next to a file name and field path.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import partial
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -50,8 +50,6 @@ _XML_REFUSED = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_NONCHARACTERS}]")
 _XML_REFUSED_IN_BMP = re.compile(f"[{_FORBIDDEN}{_CONTROLS}\ufdd0-\ufdef]")
 _FROM_U1FFFE = re.compile("[\U0001fffe-\U0010ffff]")
 _LINE_BREAK = re.compile("[\r\n\t\x85\u2028\u2029]")
-_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)*")
 
 
 def _xml_chars(value: str) -> str:
@@ -76,7 +74,7 @@ def _xml_chars(value: str) -> str:
 
 
 def _text(value: str, *, max_len: int, one_line: bool) -> str:
-    """``value`` checked as a text of the entries; every problem it has, at once."""
+    """``value`` checked as a text of the entries, with every problem it has at once."""
     value = _xml_chars(value)
     found = []
     if not value.strip():
@@ -135,31 +133,34 @@ def _note_text(value: str) -> str:
     return value
 
 
-def _shown(value: str) -> str:
-    """``value`` for a message: invisible characters (newline, NUL...) as escapes."""
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value)
+def _form(kind: str, pattern: str, max_len: int, wanted: str) -> Callable[[str], str]:
+    """A check that a text is all of ``pattern`` and at most ``max_len`` long."""
+    regex = re.compile(pattern)
+
+    def check(value: str) -> str:
+        # fullmatch: with match, "$" would also accept a trailing newline ("cuda\n").
+        if not regex.fullmatch(value) or len(value) > max_len:
+            # Invisible characters (newline, NUL...) are shown as escapes.
+            shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value[:100])
+            raise PydanticCustomError(kind, "'{value}' is not " + wanted, {"value": shown})
+        return value
+
+    return check
 
 
-def _slug(value: str) -> str:
-    # fullmatch: with match, "$" would also accept a trailing newline ("cuda\n").
-    if not _SLUG.fullmatch(value) or len(value) > 80:
-        raise PydanticCustomError(
-            "slug",
-            "'{value}' is not a slug: use 1-80 lowercase ASCII letters, digits and single "
-            "hyphens, e.g. 'cuda-reduce-optimization'",
-            {"value": _shown(value[:100])},
-        )
-    return value
-
-
-def _number(value: str) -> str:
-    if not _NUMBER.fullmatch(value) or len(value) > 20:
-        raise PydanticCustomError(
-            "article_number",
-            '\'{value}\' is not an article number: write it as printed, e.g. "6.1" or "12"',
-            {"value": _shown(value[:100])},
-        )
-    return value
+_slug = _form(
+    "slug",
+    r"[a-z0-9]+(?:-[a-z0-9]+)*",
+    80,
+    "a slug: use 1-80 lowercase ASCII letters, digits and single hyphens, "
+    "e.g. 'cuda-reduce-optimization'",
+)
+_number = _form(
+    "article_number",
+    r"[0-9]+(?:\.[0-9]+)*",
+    20,
+    'an article number: write it as printed, e.g. "6.1" or "12"',
+)
 
 
 def _reference(value: str) -> str:
@@ -202,6 +203,22 @@ def _timezone(value: str) -> str:
     return value
 
 
+_PAGE_PATH = re.compile(r"^(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)*[A-Za-z0-9_][A-Za-z0-9._-]*\.md$")
+
+
+def _page_path(value: str) -> str:
+    # Plain Markdown only (MDX refuses the HTML comments the page carries); no segment
+    # starts with a dot, so the path can neither climb out nor hide among our own files.
+    if not _PAGE_PATH.match(value) or len(value) > 200:
+        raise PydanticCustomError(
+            "page_path",
+            "'{value}' is not a page path: use a relative path below the output folder "
+            "ending in .md, e.g. 'update-log.md' or 'blog/update-log.md'",
+            {"value": value[:100]},
+        )
+    return value
+
+
 Line = Annotated[str, Strict(), AfterValidator(_line)]
 Title = Annotated[str, Strict(), AfterValidator(_title)]
 MarkdownLine = Annotated[
@@ -215,6 +232,7 @@ Reference = Annotated[str, Strict(), AfterValidator(_reference)]
 AbsoluteUrl = Annotated[str, Strict(), AfterValidator(_absolute_url)]
 BaseUrl = Annotated[str, Strict(), AfterValidator(_base_url)]
 TimeZone = Annotated[str, Strict(), AfterValidator(_timezone)]
+PagePath = Annotated[str, Strict(), AfterValidator(_page_path)]
 ModuleNumber = Annotated[int, Strict(), Field(ge=1, le=999)]
 Chapter = Annotated[int, Strict(), Field(ge=1, le=999)]
 
@@ -274,14 +292,10 @@ class Note(_Model):
 
 
 class Group(_Model):
-    """Changes of one kind shown together, optionally under an introducing line.
-
-    ``module`` and ``chapter`` are defaults for the group's articles and notes.
-    A group's articles are listed before its notes.
-    """
+    """Changes of one kind, optionally under an introducing line; articles before notes."""
 
     kind: Kind
-    module: ModuleNumber | None = None
+    module: ModuleNumber | None = None  # module and chapter: defaults for articles and notes
     chapter: Chapter | None = None
     context: MarkdownText | None = None
     articles: tuple[Article, ...] = ()
@@ -402,25 +416,6 @@ class Words(_Model):
     footer_archives: Line = "Lịch sử đầy đủ nằm trong lưu trữ theo tháng (RFC 5005)."
 
 
-_PAGE_PATH = re.compile(r"^(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)*[A-Za-z0-9_][A-Za-z0-9._-]*\.md$")
-
-
-def _page_path(value: str) -> str:
-    # Plain Markdown only (MDX refuses the HTML comments the page carries); no segment
-    # starts with a dot, so the path can neither climb out nor hide among our own files.
-    if not _PAGE_PATH.match(value) or len(value) > 200:
-        raise PydanticCustomError(
-            "page_path",
-            "'{value}' is not a page path: use a relative path below the output folder "
-            "ending in .md, e.g. 'update-log.md' or 'blog/update-log.md'",
-            {"value": value[:100]},
-        )
-    return value
-
-
-PagePath = Annotated[str, Strict(), AfterValidator(_page_path)]
-
-
 class PageSettings(_Model):
     """The changelog page that ``infrafeed build`` writes for the site (changelog/page.py)."""
 
@@ -473,8 +468,7 @@ class Site(_Model):
                     )
         for attr in ("number", "slug"):
             seen: set[object] = set()
-            for module in self.modules:
-                value = getattr(module, attr)
+            for value in (getattr(module, attr) for module in self.modules):
                 if value in seen:
                     raise PydanticCustomError(
                         "duplicate_module",
