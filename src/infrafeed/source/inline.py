@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -73,15 +73,14 @@ _PAREN = re.compile(r"[()]")
 def parse(source: str) -> tuple[Node, ...]:
     """Parse inline Markdown; raise :class:`MarkupError` for a disallowed link target.
 
-    Linear-ish in the length of the text whatever it holds: delimiters are
-    matched from indexes built once, and a failed search for a closing ``*``
-    is remembered, so hostile input such as ``[[[[…`` or ``*a *a *a…`` cannot
-    make a build slow.
+    Linear-ish whatever the text holds: delimiters are matched from indexes built once,
+    and a failed search for a closing ``*`` is remembered, so hostile input such as
+    ``[[[[…`` or ``*a *a *a…`` cannot make a build slow.
     """
     # Most texts hold no markup character at all: one scan, in C, decides it.
     if _MARKUP_START.search(source) is None:
         return (Text(source),) if source else ()
-    return tuple(_merge(_Parser(_Source(source), 0).nodes(len(source))))
+    return tuple(_Parser(_Source(source), 0).nodes(len(source)))
 
 
 class _Source:
@@ -104,26 +103,12 @@ class _Source:
     @cached_property
     def bracket(self) -> dict[int, int]:
         """The matching "]" of each "[", escapes respected."""
-        found: dict[int, int] = {}
-        opened: list[int] = []
-        for token in _BRACKET_TOKEN.finditer(self.text):
-            if token.group() == "[":
-                opened.append(token.start())
-            elif token.group() == "]" and opened:
-                found[opened.pop()] = token.start()
-        return found
+        return _pairs(_BRACKET_TOKEN.finditer(self.text), "[", "]")
 
     @cached_property
     def paren(self) -> dict[int, int]:
         """The matching ")" of each "(", escapes ignored: a link target is taken as written."""
-        found: dict[int, int] = {}
-        opened: list[int] = []
-        for token in _PAREN.finditer(self.text):
-            if token.group() == "(":
-                opened.append(token.start())
-            elif opened:
-                found[opened.pop()] = token.start()
-        return found
+        return _pairs(_PAREN.finditer(self.text), "(", ")")
 
     def closing_run(self, length: int, after: int, end: int) -> int | None:
         """Start of the first backtick run of exactly ``length`` at or after ``after``."""
@@ -134,19 +119,31 @@ class _Source:
         return None
 
 
+def _pairs(tokens: Iterator[re.Match[str]], opener: str, closer: str) -> dict[int, int]:
+    """The position of the closer matching each opener among ``tokens``."""
+    found: dict[int, int] = {}
+    opened: list[int] = []
+    for token in tokens:
+        if token.group() == opener:
+            opened.append(token.start())
+        elif token.group() == closer and opened:
+            found[opened.pop()] = token.start()
+    return found
+
+
 class _Parser:
-    def __init__(self, source: _Source, depth: int) -> None:
+    def __init__(self, source: _Source, depth: int, pos: int = 0) -> None:
         self.source = source
         self.src = source.text
         self.depth = depth
-        self.pos = 0
+        self.pos = pos
 
-    def _child(self, start: int) -> _Parser:
-        child = _Parser(self.source, self.depth + 1)
-        child.pos = start
-        return child
+    def _inner(self, start: int, end: int) -> tuple[Node, ...]:
+        """The nodes inside an emphasis or a link label, one level deeper."""
+        return tuple(_Parser(self.source, self.depth + 1, start).nodes(end))
 
     def nodes(self, end: int) -> list[Node]:
+        """The nodes up to ``end``: text is gathered in ``buf``, so no two texts are adjacent."""
         out: list[Node] = []
         buf: list[str] = []
 
@@ -162,28 +159,15 @@ class _Parser:
             if ch == "\\" and self.pos + 1 < end and src[self.pos + 1] in ESCAPABLE:
                 buf.append(src[self.pos + 1])
                 self.pos += 2
-            elif ch == "`":
-                node: Node | None = self._code(end)
-                if node is None:
-                    run = self._backticks()
-                    buf.append("`" * run)
-                    self.pos += run
+            elif ch == "`" or (ch in "*[" and nested):
+                if ch == "`":
+                    node: Node | None = self._code(end)
                 else:
-                    flush()
-                    out.append(node)
-            elif ch == "*" and nested:
-                node = self._emphasis(end)
-                if node is None:
-                    buf.append("*")
-                    self.pos += 1
-                else:
-                    flush()
-                    out.append(node)
-            elif ch == "[" and nested:
-                node = self._link(end)
-                if node is None:
-                    buf.append("[")
-                    self.pos += 1
+                    node = self._emphasis(end) if ch == "*" else self._link(end)
+                if node is None:  # not markup after all: its opening is text
+                    literal = "`" * self._backticks() if ch == "`" else ch
+                    buf.append(literal)
+                    self.pos += len(literal)
                 else:
                     flush()
                     out.append(node)
@@ -222,16 +206,15 @@ class _Parser:
         close = self._find_closer(marker, start, end)
         if close is None:
             return None
-        children = tuple(_merge(self._child(start).nodes(close)))
+        children = self._inner(start, close)
         self.pos = close + len(marker)
         return Strong(children) if strong else Emphasis(children)
 
     def _find_closer(self, marker: str, start: int, end: int) -> int | None:
-        # The walk's next step depends only on the position, so every position a
-        # failed walk visited fails too: later walks stop as soon as they meet one.
-        # It visits only where it starts and the characters that can change its
-        # course; a later walk starting between two of those goes on to the next,
-        # where it meets the failed one.
+        # The walk's next step depends only on the position, so every position a failed
+        # walk visited fails too: later walks stop as soon as they meet one. It visits only
+        # where it starts and the characters that can change its course; a later walk
+        # starting between two of those goes on to the next, where it meets the failed one.
         failed = self.source.no_closer.setdefault((marker, end), set())
         visited = []
         i = start
@@ -276,19 +259,9 @@ class _Parser:
         problem = check_reference(url)
         if problem is not None:
             raise MarkupError(f"link target '{url}': {problem}")
-        children = tuple(_merge(self._child(self.pos + 1).nodes(label_end)))
+        children = self._inner(self.pos + 1, label_end)
         self.pos = close + 1
         return Link(children, url)
-
-
-def _merge(nodes: list[Node]) -> list[Node]:
-    merged: list[Node] = []
-    for node in nodes:
-        if isinstance(node, Text) and merged and isinstance(merged[-1], Text):
-            merged[-1] = Text(merged[-1].text + node.text)
-        elif not (isinstance(node, Text) and not node.text):
-            merged.append(node)
-    return merged
 
 
 def to_html(nodes: tuple[Node, ...], resolve: Callable[[str], str]) -> str:
@@ -329,16 +302,12 @@ def to_markdown(nodes: tuple[Node, ...]) -> str:
         if isinstance(node, Text):
             parts.append("".join("\\" + ch if ch in _ESCAPED_ON_OUTPUT else ch for ch in node.text))
         elif isinstance(node, Code):
-            longest = longest_run(node.code, "`")
-            fence = "`" * (longest + 1)
             code = node.code
-            needs_pad = (
-                code.startswith("`")
-                or code.endswith("`")
-                or (code.startswith(" ") and code.endswith(" ") and code.strip(" ") != "")
-            )
-            pad = " " if needs_pad else ""
-            parts.append(f"{fence}{pad}{node.code}{pad}{fence}")
+            fence = "`" * (longest_run(code, "`") + 1)
+            # Padded when a space would be stripped on reading, or a "`" would join the fence.
+            spaced = code.startswith(" ") and code.endswith(" ") and code.strip(" ") != ""
+            pad = " " if spaced or code.startswith("`") or code.endswith("`") else ""
+            parts.append(f"{fence}{pad}{code}{pad}{fence}")
         elif isinstance(node, Emphasis):
             parts.append(f"*{to_markdown(node.children)}*")
         elif isinstance(node, Strong):
@@ -351,6 +320,4 @@ def to_markdown(nodes: tuple[Node, ...]) -> str:
 
 def longest_run(text: str, ch: str) -> int:
     """The longest run of ``ch`` in ``text``: a code fence must be one longer."""
-    if ch not in text:
-        return 0
-    return max(len(run) for run in re.findall(re.escape(ch) + "+", text))
+    return max((len(run) for run in re.findall(re.escape(ch) + "+", text)), default=0)
