@@ -73,7 +73,7 @@ def _xml_chars(value: str) -> str:
     return unicodedata.normalize("NFC", value)
 
 
-def _text(value: str, *, max_len: int, one_line: bool) -> str:
+def _text(value: str, *, max_len: int = MAX_TEXT, one_line: bool = False) -> str:
     """``value`` checked as a text of the entries, with every problem it has at once."""
     value = _xml_chars(value)
     found = []
@@ -110,16 +110,7 @@ def _no_title_markup(value: str) -> str:
     return value
 
 
-def _line(value: str) -> str:
-    return _text(value, max_len=MAX_LINE, one_line=True)
-
-
-def _title(value: str) -> str:
-    return _no_title_markup(_line(value))
-
-
-def _markdown(value: str, *, max_len: int = MAX_TEXT, one_line: bool = False) -> str:
-    value = _text(value, max_len=max_len, one_line=one_line)
+def _parses(value: str) -> str:
     try:
         inline.parse(value)
     except inline.MarkupError as exc:
@@ -128,8 +119,7 @@ def _markdown(value: str, *, max_len: int = MAX_TEXT, one_line: bool = False) ->
 
 
 def _note_text(value: str) -> str:
-    value = _markdown(value)
-    _no_title_markup(inline.to_text(inline.parse(value)))
+    _no_title_markup(inline.to_text(inline.parse(value)))  # without a title, it gives one
     return value
 
 
@@ -174,7 +164,6 @@ def _reference(value: str) -> str:
 
 
 def _absolute_url(value: str) -> str:
-    value = _reference(value)
     if not value.startswith(("http://", "https://")):
         raise PydanticCustomError(
             "absolute_url", "must be an absolute http(s) URL, e.g. https://example.org/"
@@ -184,7 +173,7 @@ def _absolute_url(value: str) -> str:
 
 def _base_url(value: str) -> str:
     # Others' URLs are made by appending to it: a query or fragment would end up in between.
-    if "?" in _absolute_url(value) or "#" in value:
+    if "?" in value or "#" in value:
         raise PydanticCustomError(
             "base_url", "must not have a query (?) or fragment (#): URLs are made below it"
         )
@@ -219,18 +208,17 @@ def _page_path(value: str) -> str:
     return value
 
 
-Line = Annotated[str, Strict(), AfterValidator(_line)]
-Title = Annotated[str, Strict(), AfterValidator(_title)]
-MarkdownLine = Annotated[
-    str, Strict(), AfterValidator(partial(_markdown, max_len=MAX_LINE, one_line=True))
-]
-MarkdownText = Annotated[str, Strict(), AfterValidator(_markdown)]
-NoteText = Annotated[str, Strict(), AfterValidator(_note_text)]
+# Each check runs on what the one before it returned, and only if that one passed.
+Line = Annotated[str, Strict(), AfterValidator(partial(_text, max_len=MAX_LINE, one_line=True))]
+Title = Annotated[Line, AfterValidator(_no_title_markup)]
+MarkdownLine = Annotated[Line, AfterValidator(_parses)]
+MarkdownText = Annotated[str, Strict(), AfterValidator(_text), AfterValidator(_parses)]
+NoteText = Annotated[MarkdownText, AfterValidator(_note_text)]
 Slug = Annotated[str, Strict(), AfterValidator(_slug)]
 ArticleNumber = Annotated[str, Strict(), AfterValidator(_number)]
 Reference = Annotated[str, Strict(), AfterValidator(_reference)]
-AbsoluteUrl = Annotated[str, Strict(), AfterValidator(_absolute_url)]
-BaseUrl = Annotated[str, Strict(), AfterValidator(_base_url)]
+AbsoluteUrl = Annotated[Reference, AfterValidator(_absolute_url)]
+BaseUrl = Annotated[AbsoluteUrl, AfterValidator(_base_url)]
 TimeZone = Annotated[str, Strict(), AfterValidator(_timezone)]
 PagePath = Annotated[str, Strict(), AfterValidator(_page_path)]
 ModuleNumber = Annotated[int, Strict(), Field(ge=1, le=999)]
@@ -244,7 +232,6 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-# ----------------------------------------------------------------------------
 # Release files: entries/YYYY/YYYY-MM-DD.toml
 
 
@@ -317,7 +304,6 @@ class Release(_Model):
     groups: tuple[Group, ...] = Field(min_length=1)
 
 
-# ----------------------------------------------------------------------------
 # Site settings: entries/site.toml
 
 
@@ -452,9 +438,7 @@ class Site(_Model):
         missing = [kind for kind in KINDS if kind not in self.kinds]
         if missing:
             raise PydanticCustomError(
-                "missing_kinds",
-                "kinds: add a label for {missing}",
-                {"missing": ", ".join(missing)},
+                "missing_kinds", "kinds: add a label for {missing}", {"missing": ", ".join(missing)}
             )
         named: dict[str, str] = {}
         for kind, label in self.kinds.items():
