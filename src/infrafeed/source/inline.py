@@ -80,43 +80,7 @@ def parse(source: str) -> tuple[Node, ...]:
     # Most texts hold no markup character at all: one scan, in C, decides it.
     if _MARKUP_START.search(source) is None:
         return (Text(source),) if source else ()
-    return tuple(_Parser(_Source(source), 0).nodes(len(source)))
-
-
-class _Source:
-    """The text and the indexes every parser of it shares, each built on first use."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        # Positions from which a walk for a closing marker is known to fail, per (marker, end).
-        self.no_closer: dict[tuple[str, int], set[int]] = {}
-
-    @cached_property
-    def runs(self) -> dict[int, list[int]]:
-        """Backtick runs by length: a code span closes at the next run of the same length."""
-        runs: dict[int, list[int]] = {}
-        # Code spans ignore escapes (as in CommonMark), so runs are found in the raw text.
-        for run in _BACKTICKS.finditer(self.text):
-            runs.setdefault(run.end() - run.start(), []).append(run.start())
-        return runs
-
-    @cached_property
-    def bracket(self) -> dict[int, int]:
-        """The matching "]" of each "[", escapes respected."""
-        return _pairs(_BRACKET_TOKEN.finditer(self.text), "[", "]")
-
-    @cached_property
-    def paren(self) -> dict[int, int]:
-        """The matching ")" of each "(", escapes ignored: a link target is taken as written."""
-        return _pairs(_PAREN.finditer(self.text), "(", ")")
-
-    def closing_run(self, length: int, after: int, end: int) -> int | None:
-        """Start of the first backtick run of exactly ``length`` at or after ``after``."""
-        starts = self.runs.get(length, [])
-        index = bisect.bisect_left(starts, after)
-        if index < len(starts) and starts[index] + length <= end:
-            return starts[index]
-        return None
+    return tuple(_Parser(source).nodes(0, len(source), 0))
 
 
 def _pairs(tokens: Iterator[re.Match[str]], opener: str, closer: str) -> dict[int, int]:
@@ -132,18 +96,46 @@ def _pairs(tokens: Iterator[re.Match[str]], opener: str, closer: str) -> dict[in
 
 
 class _Parser:
-    def __init__(self, source: _Source, depth: int, pos: int = 0) -> None:
-        self.source = source
-        self.src = source.text
-        self.depth = depth
-        self.pos = pos
+    """One text, and the indexes its parse shares at every depth, each built on first use.
 
-    def _inner(self, start: int, end: int) -> tuple[Node, ...]:
-        """The nodes inside an emphasis or a link label, one level deeper."""
-        return tuple(_Parser(self.source, self.depth + 1, start).nodes(end))
+    Each method that parses markup at ``pos`` returns the node and the position after it,
+    or None when the markup does not close before ``end``.
+    """
 
-    def nodes(self, end: int) -> list[Node]:
-        """The nodes up to ``end``: text is gathered in ``buf``, so no two texts are adjacent."""
+    def __init__(self, src: str) -> None:
+        self.src = src
+        # Positions from which a walk for a closing marker is known to fail, per (marker, end).
+        self.no_closer: dict[tuple[str, int], set[int]] = {}
+
+    @cached_property
+    def runs(self) -> dict[int, list[int]]:
+        """Backtick runs by length: a code span closes at the next run of the same length."""
+        runs: dict[int, list[int]] = {}
+        # Code spans ignore escapes (as in CommonMark), so runs are found in the raw text.
+        for run in _BACKTICKS.finditer(self.src):
+            runs.setdefault(run.end() - run.start(), []).append(run.start())
+        return runs
+
+    @cached_property
+    def bracket(self) -> dict[int, int]:
+        """The matching "]" of each "[", escapes respected."""
+        return _pairs(_BRACKET_TOKEN.finditer(self.src), "[", "]")
+
+    @cached_property
+    def paren(self) -> dict[int, int]:
+        """The matching ")" of each "(", escapes ignored: a link target is taken as written."""
+        return _pairs(_PAREN.finditer(self.src), "(", ")")
+
+    def closing_run(self, length: int, after: int, end: int) -> int | None:
+        """Start of the first backtick run of exactly ``length`` at or after ``after``."""
+        starts = self.runs.get(length, [])
+        index = bisect.bisect_left(starts, after)
+        if index < len(starts) and starts[index] + length <= end:
+            return starts[index]
+        return None
+
+    def nodes(self, pos: int, end: int, depth: int) -> list[Node]:
+        """The nodes from ``pos`` to ``end``: text is gathered in ``buf``, so no two are texts."""
         out: list[Node] = []
         buf: list[str] = []
 
@@ -153,69 +145,70 @@ class _Parser:
                 buf.clear()
 
         src = self.src
-        nested = self.depth < MAX_DEPTH
-        while self.pos < end:
-            ch = src[self.pos]
-            if ch == "\\" and self.pos + 1 < end and src[self.pos + 1] in ESCAPABLE:
-                buf.append(src[self.pos + 1])
-                self.pos += 2
+        nested = depth < MAX_DEPTH
+        while pos < end:
+            ch = src[pos]
+            if ch == "\\" and pos + 1 < end and src[pos + 1] in ESCAPABLE:
+                buf.append(src[pos + 1])
+                pos += 2
             elif ch == "`" or (ch in "*[" and nested):
                 if ch == "`":
-                    node: Node | None = self._code(end)
+                    found: tuple[Node, int] | None = self._code(pos, end)
+                elif ch == "*":
+                    found = self._emphasis(pos, end, depth)
                 else:
-                    node = self._emphasis(end) if ch == "*" else self._link(end)
-                if node is None:  # not markup after all: its opening is text
-                    literal = "`" * self._backticks() if ch == "`" else ch
+                    found = self._link(pos, end, depth)
+                if found is None:  # not markup after all: its opening is text
+                    literal = "`" * self._backticks(pos) if ch == "`" else ch
                     buf.append(literal)
-                    self.pos += len(literal)
+                    pos += len(literal)
                 else:
                     flush()
+                    node, pos = found
                     out.append(node)
             else:
                 # Up to the next character that may start markup, all is text.
-                found = _MARKUP_START.search(src, self.pos + 1, end)
-                stop = found.start() if found else end
-                buf.append(src[self.pos : stop])
-                self.pos = stop
+                markup = _MARKUP_START.search(src, pos + 1, end)
+                stop = markup.start() if markup else end
+                buf.append(src[pos:stop])
+                pos = stop
         flush()
         return out
 
-    def _backticks(self) -> int:
+    def _backticks(self, pos: int) -> int:
         """The length of the backtick run at ``pos``, which may run past the parsed range."""
-        run = _BACKTICKS.match(self.src, self.pos)
-        return run.end() - self.pos if run else 0
+        run = _BACKTICKS.match(self.src, pos)
+        return run.end() - pos if run else 0
 
-    def _code(self, end: int) -> Code | None:
-        run = self._backticks()
-        start = self.pos + run
-        close = self.source.closing_run(run, start, end)
+    def _code(self, pos: int, end: int) -> tuple[Code, int] | None:
+        run = self._backticks(pos)
+        start = pos + run
+        close = self.closing_run(run, start, end)
         if close is None:
             return None
         code = self.src[start:close]
         if len(code) >= 2 and code[0] == " " and code[-1] == " " and code.strip(" "):
             code = code[1:-1]
-        self.pos = close + run
-        return Code(code)
+        return Code(code), close + run
 
-    def _emphasis(self, end: int) -> Node | None:
-        strong = self.src.startswith("**", self.pos)
+    def _emphasis(self, pos: int, end: int, depth: int) -> tuple[Node, int] | None:
+        strong = self.src.startswith("**", pos)
         marker = "**" if strong else "*"
-        start = self.pos + len(marker)
+        start = pos + len(marker)
         if start >= end or self.src[start].isspace():
             return None
         close = self._find_closer(marker, start, end)
         if close is None:
             return None
-        children = self._inner(start, close)
-        self.pos = close + len(marker)
-        return Strong(children) if strong else Emphasis(children)
+        children = tuple(self.nodes(start, close, depth + 1))
+        return (Strong(children) if strong else Emphasis(children)), close + len(marker)
 
     def _find_closer(self, marker: str, start: int, end: int) -> int | None:
         # The walk's next step depends only on the position, so every position a failed
         # walk visited fails too: later walks stop as soon as they meet one. It visits only
         # where it starts and the characters that can change its course; a later walk
         # starting between two of those goes on to the next, where it meets the failed one.
-        failed = self.source.no_closer.setdefault((marker, end), set())
+        failed = self.no_closer.setdefault((marker, end), set())
         visited = []
         i = start
         src = self.src
@@ -231,7 +224,7 @@ class _Parser:
                 found = _BACKTICKS.match(src, i, end)
                 assert found is not None
                 run = found.end() - i
-                close = self.source.closing_run(run, i + run, end)
+                close = self.closing_run(run, i + run, end)
                 if close is not None:
                     i = close + run  # markup inside a code span does not close emphasis
                     continue
@@ -245,12 +238,12 @@ class _Parser:
         failed.update(visited)
         return None
 
-    def _link(self, end: int) -> Link | None:
+    def _link(self, pos: int, end: int, depth: int) -> tuple[Link, int] | None:
         src = self.src
-        label_end = self.source.bracket.get(self.pos)
+        label_end = self.bracket.get(pos)
         if label_end is None or label_end + 1 >= end or src[label_end + 1] != "(":
             return None
-        close = self.source.paren.get(label_end + 1)
+        close = self.paren.get(label_end + 1)
         if close is None or close >= end:
             return None
         url = src[label_end + 2 : close]
@@ -259,9 +252,7 @@ class _Parser:
         problem = check_reference(url)
         if problem is not None:
             raise MarkupError(f"link target '{url}': {problem}")
-        children = self._inner(self.pos + 1, label_end)
-        self.pos = close + 1
-        return Link(children, url)
+        return Link(tuple(self.nodes(pos + 1, label_end, depth + 1)), url), close + 1
 
 
 def to_html(nodes: tuple[Node, ...], resolve: Callable[[str], str]) -> str:
