@@ -249,8 +249,7 @@ class _Parser:
         url = src[label_end + 2 : close]
         if url.startswith("<") and url.endswith(">"):
             url = url[1:-1]
-        problem = check_reference(url)
-        if problem is not None:
+        if (problem := check_reference(url)) is not None:
             raise MarkupError(f"link target '{url}': {problem}")
         return Link(tuple(self.nodes(pos + 1, label_end, depth + 1)), url), close + 1
 

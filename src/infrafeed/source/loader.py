@@ -14,6 +14,7 @@ import typing
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from re import Match
 from typing import Any, TypeVar
 
 import tomli
@@ -138,7 +139,7 @@ def from_data(
     return _changelog(valid, found, problems)
 
 
-def _named(name: str, problems: list[Problem]) -> re.Match[str] | None:
+def _named(name: str, problems: list[Problem]) -> Match[str] | None:
     """The date and sequence in a release file's name; None, with a problem, if misnamed."""
     named = _RELEASE_NAME.match(PurePosixPath(name).name)
     if named is None:
@@ -147,11 +148,7 @@ def _named(name: str, problems: list[Problem]) -> re.Match[str] | None:
 
 
 def _release(
-    name: str,
-    named: re.Match[str],
-    data: dict[str, Any],
-    site: Site | None,
-    problems: list[Problem],
+    name: str, named: Match[str], data: dict[str, Any], site: Site | None, problems: list[Problem]
 ) -> ReleaseFile | None:
     release = _validate(Release, data, name, problems)
     if release is None:

@@ -55,8 +55,7 @@ _LINE_BREAK = re.compile("[\r\n\t\x85\u2028\u2029]")
 def _xml_chars(value: str) -> str:
     # Checked before normalising, so that the message names the character as typed.
     refused = _XML_REFUSED if _FROM_U1FFFE.search(value) else _XML_REFUSED_IN_BMP
-    bad = refused.search(value)
-    if bad:
+    if bad := refused.search(value):
         found = bad.group()
         why = (
             "which XML 1.0 forbids in a feed"
@@ -90,17 +89,15 @@ def _text(value: str, *, max_len: int = MAX_TEXT, one_line: bool = False) -> str
     return value
 
 
-# Titles are plain text, but feed readers (and the W3C validator) treat an end
-# tag or a scripting tag in a title as markup. Such text is refused rather than
-# shown differently by different readers.
+# Titles are plain text, but feed readers (and the W3C validator) treat an end tag or a
+# scripting tag in a title as markup: refused, rather than shown differently by each reader.
 _TITLE_MARKUP = re.compile(
     r"</[A-Za-z][\w:-]*\s*>|<(?:script|style|iframe|object|embed|meta)\b", re.I
 )
 
 
 def _no_title_markup(value: str) -> str:
-    found = _TITLE_MARKUP.search(value)
-    if found:
+    if found := _TITLE_MARKUP.search(value):
         raise PydanticCustomError(
             "title_markup",
             "'{tag}' looks like an HTML tag; this text becomes a title in the feeds, "
@@ -155,8 +152,7 @@ _number = _form(
 
 def _reference(value: str) -> str:
     value = _xml_chars(value)
-    problem = check_reference(value)
-    if problem is not None:
+    if (problem := check_reference(value)) is not None:
         raise PydanticCustomError("bad_url", "{problem}", {"problem": problem})
     if len(value) > 2_000:
         raise PydanticCustomError("too_long", "is longer than 2000 characters")
@@ -435,8 +431,7 @@ class Site(_Model):
 
     @model_validator(mode="after")
     def _complete(self) -> Site:
-        missing = [kind for kind in KINDS if kind not in self.kinds]
-        if missing:
+        if missing := [kind for kind in KINDS if kind not in self.kinds]:
             raise PydanticCustomError(
                 "missing_kinds", "kinds: add a label for {missing}", {"missing": ", ".join(missing)}
             )

@@ -31,8 +31,7 @@ def check_reference(value: str) -> str | None:
         return "must not contain control characters"
     if "\\" in value:
         return "must not contain a backslash; use '/'"
-    match = _SCHEME.match(value)
-    if match:
+    if match := _SCHEME.match(value):
         scheme = match.group(1).lower()
         if scheme not in ("http", "https"):
             return (
