@@ -116,7 +116,8 @@ def _parses(value: str) -> str:
 
 
 def _note_text(value: str) -> str:
-    _no_title_markup(inline.to_text(inline.parse(value)))  # without a title, it gives one
+    # A note without a title takes its title from this text's first clause.
+    _no_title_markup(inline.to_text(inline.parse(value)))
     return value
 
 
