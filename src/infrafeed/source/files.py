@@ -1,8 +1,8 @@
 """Read the entries folder once: every file a build depends on, and a digest of them all.
 
-The first step of a build, and the only code that reads ``entries/``: the
-loader validates these bytes, never the files again. The digest lets a build
-whose inputs did not change stop here, before anything heavy is imported.
+The only code that reads ``entries/``: the loader validates these bytes, never the files
+again. The digest lets a build whose inputs did not change stop here, before anything
+heavy is imported.
 """
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ SITE_FILE = "site.toml"
 # The id guard's memory, kept in git beside the releases (publish/manifest.py).
 PUBLISHED = "published-ids.txt"
 MAX_FILE_BYTES = 1_048_576
+_FOLDER_LINK = (
+    "is a symbolic link to a folder, which infrafeed does not follow; put the folder itself here"
+)
 
 
 class EntryFile(NamedTuple):
@@ -41,9 +44,8 @@ class Snapshot(NamedTuple):
 def read_entries(entries: Path, version: str) -> Snapshot:
     """Read ``site.toml``, every release file below ``entries`` and the id guard's memory.
 
-    Hidden files and folders (editor backups, ``.git``) and Markdown notes are
-    skipped; other files are ignored with a warning. Sorting makes the result
-    independent of the file system's listing order.
+    Hidden files and folders (editor backups, ``.git``) and Markdown notes are skipped;
+    other files are ignored with a warning. Sorted: the file system's order does not matter.
     """
     folder = os.fsencode(entries).decode("utf-8", "backslashreplace")  # as a person reads it
     prefix = "" if folder == "." else folder.rstrip("/") + "/"
@@ -63,13 +65,7 @@ def read_entries(entries: Path, version: str) -> Snapshot:
             if item.name.startswith(".") or item.name.endswith(".md"):
                 continue
             if item.is_symlink() and os.path.isdir(item.path):  # noqa: PTH112 (False for a loop)
-                problems.append(
-                    (
-                        prefix + relative,
-                        "is a symbolic link to a folder, which "
-                        "infrafeed does not follow; put the folder itself here",
-                    )
-                )
+                problems.append((prefix + relative, _FOLDER_LINK))
             elif item.name.endswith(".toml") or relative == PUBLISHED:  # a folder so named too
                 limit = None if relative == PUBLISHED else MAX_FILE_BYTES  # it grows with the site
                 found[relative] = EntryFile(relative, prefix + relative, *_read(item, root, limit))
@@ -79,9 +75,8 @@ def read_entries(entries: Path, version: str) -> Snapshot:
                 ignored.append(prefix + relative)
 
     walk(str(entries), "")
-    site = found.pop(SITE_FILE, None) or EntryFile(
-        SITE_FILE, prefix + SITE_FILE, None, "is missing"
-    )
+    missing = EntryFile(SITE_FILE, prefix + SITE_FILE, None, "is missing")
+    site = found.pop(SITE_FILE, None) or missing
     published = found.pop(PUBLISHED, None)
     releases = tuple(sorted(found.values()))
     digest = hashlib.sha256(f"infrafeed {version}\n".encode())

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -73,22 +73,37 @@ _PAREN = re.compile(r"[()]")
 def parse(source: str) -> tuple[Node, ...]:
     """Parse inline Markdown; raise :class:`MarkupError` for a disallowed link target.
 
-    Linear-ish in the length of the text whatever it holds: delimiters are
-    matched from indexes built once, and a failed search for a closing ``*``
-    is remembered, so hostile input such as ``[[[[…`` or ``*a *a *a…`` cannot
-    make a build slow.
+    Linear-ish whatever the text holds: delimiters are matched from indexes built once,
+    and a failed search for a closing ``*`` is remembered, so hostile input such as
+    ``[[[[…`` or ``*a *a *a…`` cannot make a build slow.
     """
     # Most texts hold no markup character at all: one scan, in C, decides it.
     if _MARKUP_START.search(source) is None:
         return (Text(source),) if source else ()
-    return tuple(_merge(_Parser(_Source(source), 0).nodes(len(source))))
+    return tuple(_Parser(source).nodes(0, len(source), 0))
 
 
-class _Source:
-    """The text and the indexes every parser of it shares, each built on first use."""
+def _pairs(tokens: Iterator[re.Match[str]], opener: str, closer: str) -> dict[int, int]:
+    """The position of the closer matching each opener among ``tokens``."""
+    found: dict[int, int] = {}
+    opened: list[int] = []
+    for token in tokens:
+        if token.group() == opener:
+            opened.append(token.start())
+        elif token.group() == closer and opened:
+            found[opened.pop()] = token.start()
+    return found
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+
+class _Parser:
+    """One text, and the indexes its parse shares at every depth, each built on first use.
+
+    Each method that parses markup at ``pos`` returns the node and the position after it,
+    or None when the markup does not close before ``end``.
+    """
+
+    def __init__(self, src: str) -> None:
+        self.src = src
         # Positions from which a walk for a closing marker is known to fail, per (marker, end).
         self.no_closer: dict[tuple[str, int], set[int]] = {}
 
@@ -97,33 +112,19 @@ class _Source:
         """Backtick runs by length: a code span closes at the next run of the same length."""
         runs: dict[int, list[int]] = {}
         # Code spans ignore escapes (as in CommonMark), so runs are found in the raw text.
-        for run in _BACKTICKS.finditer(self.text):
+        for run in _BACKTICKS.finditer(self.src):
             runs.setdefault(run.end() - run.start(), []).append(run.start())
         return runs
 
     @cached_property
     def bracket(self) -> dict[int, int]:
         """The matching "]" of each "[", escapes respected."""
-        found: dict[int, int] = {}
-        opened: list[int] = []
-        for token in _BRACKET_TOKEN.finditer(self.text):
-            if token.group() == "[":
-                opened.append(token.start())
-            elif token.group() == "]" and opened:
-                found[opened.pop()] = token.start()
-        return found
+        return _pairs(_BRACKET_TOKEN.finditer(self.src), "[", "]")
 
     @cached_property
     def paren(self) -> dict[int, int]:
         """The matching ")" of each "(", escapes ignored: a link target is taken as written."""
-        found: dict[int, int] = {}
-        opened: list[int] = []
-        for token in _PAREN.finditer(self.text):
-            if token.group() == "(":
-                opened.append(token.start())
-            elif opened:
-                found[opened.pop()] = token.start()
-        return found
+        return _pairs(_PAREN.finditer(self.src), "(", ")")
 
     def closing_run(self, length: int, after: int, end: int) -> int | None:
         """Start of the first backtick run of exactly ``length`` at or after ``after``."""
@@ -133,20 +134,8 @@ class _Source:
             return starts[index]
         return None
 
-
-class _Parser:
-    def __init__(self, source: _Source, depth: int) -> None:
-        self.source = source
-        self.src = source.text
-        self.depth = depth
-        self.pos = 0
-
-    def _child(self, start: int) -> _Parser:
-        child = _Parser(self.source, self.depth + 1)
-        child.pos = start
-        return child
-
-    def nodes(self, end: int) -> list[Node]:
+    def nodes(self, pos: int, end: int, depth: int) -> list[Node]:
+        """The nodes from ``pos`` to ``end``: text is gathered in ``buf``, so no two are texts."""
         out: list[Node] = []
         buf: list[str] = []
 
@@ -156,83 +145,70 @@ class _Parser:
                 buf.clear()
 
         src = self.src
-        nested = self.depth < MAX_DEPTH
-        while self.pos < end:
-            ch = src[self.pos]
-            if ch == "\\" and self.pos + 1 < end and src[self.pos + 1] in ESCAPABLE:
-                buf.append(src[self.pos + 1])
-                self.pos += 2
-            elif ch == "`":
-                node: Node | None = self._code(end)
-                if node is None:
-                    run = self._backticks()
-                    buf.append("`" * run)
-                    self.pos += run
+        nested = depth < MAX_DEPTH
+        while pos < end:
+            ch = src[pos]
+            if ch == "\\" and pos + 1 < end and src[pos + 1] in ESCAPABLE:
+                buf.append(src[pos + 1])
+                pos += 2
+            elif ch == "`" or (ch in "*[" and nested):
+                if ch == "`":
+                    found: tuple[Node, int] | None = self._code(pos, end)
+                elif ch == "*":
+                    found = self._emphasis(pos, end, depth)
+                else:
+                    found = self._link(pos, end, depth)
+                if found is None:  # not markup after all: its opening is text
+                    literal = "`" * self._backticks(pos) if ch == "`" else ch
+                    buf.append(literal)
+                    pos += len(literal)
                 else:
                     flush()
-                    out.append(node)
-            elif ch == "*" and nested:
-                node = self._emphasis(end)
-                if node is None:
-                    buf.append("*")
-                    self.pos += 1
-                else:
-                    flush()
-                    out.append(node)
-            elif ch == "[" and nested:
-                node = self._link(end)
-                if node is None:
-                    buf.append("[")
-                    self.pos += 1
-                else:
-                    flush()
+                    node, pos = found
                     out.append(node)
             else:
                 # Up to the next character that may start markup, all is text.
-                found = _MARKUP_START.search(src, self.pos + 1, end)
-                stop = found.start() if found else end
-                buf.append(src[self.pos : stop])
-                self.pos = stop
+                markup = _MARKUP_START.search(src, pos + 1, end)
+                stop = markup.start() if markup else end
+                buf.append(src[pos:stop])
+                pos = stop
         flush()
         return out
 
-    def _backticks(self) -> int:
+    def _backticks(self, pos: int) -> int:
         """The length of the backtick run at ``pos``, which may run past the parsed range."""
-        run = _BACKTICKS.match(self.src, self.pos)
-        return run.end() - self.pos if run else 0
+        run = _BACKTICKS.match(self.src, pos)
+        return run.end() - pos if run else 0
 
-    def _code(self, end: int) -> Code | None:
-        run = self._backticks()
-        start = self.pos + run
-        close = self.source.closing_run(run, start, end)
+    def _code(self, pos: int, end: int) -> tuple[Code, int] | None:
+        run = self._backticks(pos)
+        start = pos + run
+        close = self.closing_run(run, start, end)
         if close is None:
             return None
         code = self.src[start:close]
         if len(code) >= 2 and code[0] == " " and code[-1] == " " and code.strip(" "):
             code = code[1:-1]
-        self.pos = close + run
-        return Code(code)
+        return Code(code), close + run
 
-    def _emphasis(self, end: int) -> Node | None:
-        strong = self.src.startswith("**", self.pos)
+    def _emphasis(self, pos: int, end: int, depth: int) -> tuple[Node, int] | None:
+        strong = self.src.startswith("**", pos)
         marker = "**" if strong else "*"
-        start = self.pos + len(marker)
+        start = pos + len(marker)
         if start >= end or self.src[start].isspace():
             return None
         close = self._find_closer(marker, start, end)
         if close is None:
             return None
-        children = tuple(_merge(self._child(start).nodes(close)))
-        self.pos = close + len(marker)
-        return Strong(children) if strong else Emphasis(children)
+        children = tuple(self.nodes(start, close, depth + 1))
+        return (Strong(children) if strong else Emphasis(children)), close + len(marker)
 
     def _find_closer(self, marker: str, start: int, end: int) -> int | None:
-        # The walk's next step depends only on the position, so every position a
-        # failed walk visited fails too: later walks stop as soon as they meet one.
-        # It visits only where it starts and the characters that can change its
-        # course; a later walk starting between two of those goes on to the next,
-        # where it meets the failed one.
-        failed = self.source.no_closer.setdefault((marker, end), set())
+        # The walk's next step depends only on the position, so every position a failed
+        # walk visited fails too: later walks stop as soon as they meet one. It visits only
+        # where it starts and the characters that can change its course; a later walk
+        # starting between two of those goes on to the next, where it meets the failed one.
+        failed = self.no_closer.setdefault((marker, end), set())
         visited = []
         i = start
         src = self.src
@@ -248,7 +224,7 @@ class _Parser:
                 found = _BACKTICKS.match(src, i, end)
                 assert found is not None
                 run = found.end() - i
-                close = self.source.closing_run(run, i + run, end)
+                close = self.closing_run(run, i + run, end)
                 if close is not None:
                     i = close + run  # markup inside a code span does not close emphasis
                     continue
@@ -262,33 +238,20 @@ class _Parser:
         failed.update(visited)
         return None
 
-    def _link(self, end: int) -> Link | None:
+    def _link(self, pos: int, end: int, depth: int) -> tuple[Link, int] | None:
         src = self.src
-        label_end = self.source.bracket.get(self.pos)
+        label_end = self.bracket.get(pos)
         if label_end is None or label_end + 1 >= end or src[label_end + 1] != "(":
             return None
-        close = self.source.paren.get(label_end + 1)
+        close = self.paren.get(label_end + 1)
         if close is None or close >= end:
             return None
         url = src[label_end + 2 : close]
         if url.startswith("<") and url.endswith(">"):
             url = url[1:-1]
-        problem = check_reference(url)
-        if problem is not None:
+        if (problem := check_reference(url)) is not None:
             raise MarkupError(f"link target '{url}': {problem}")
-        children = tuple(_merge(self._child(self.pos + 1).nodes(label_end)))
-        self.pos = close + 1
-        return Link(children, url)
-
-
-def _merge(nodes: list[Node]) -> list[Node]:
-    merged: list[Node] = []
-    for node in nodes:
-        if isinstance(node, Text) and merged and isinstance(merged[-1], Text):
-            merged[-1] = Text(merged[-1].text + node.text)
-        elif not (isinstance(node, Text) and not node.text):
-            merged.append(node)
-    return merged
+        return Link(tuple(self.nodes(pos + 1, label_end, depth + 1)), url), close + 1
 
 
 def to_html(nodes: tuple[Node, ...], resolve: Callable[[str], str]) -> str:
@@ -329,16 +292,12 @@ def to_markdown(nodes: tuple[Node, ...]) -> str:
         if isinstance(node, Text):
             parts.append("".join("\\" + ch if ch in _ESCAPED_ON_OUTPUT else ch for ch in node.text))
         elif isinstance(node, Code):
-            longest = longest_run(node.code, "`")
-            fence = "`" * (longest + 1)
             code = node.code
-            needs_pad = (
-                code.startswith("`")
-                or code.endswith("`")
-                or (code.startswith(" ") and code.endswith(" ") and code.strip(" ") != "")
-            )
-            pad = " " if needs_pad else ""
-            parts.append(f"{fence}{pad}{node.code}{pad}{fence}")
+            fence = "`" * (longest_run(code, "`") + 1)
+            # Padded when a space would be stripped on reading, or a "`" would join the fence.
+            spaced = code.startswith(" ") and code.endswith(" ") and code.strip(" ") != ""
+            pad = " " if spaced or code.startswith("`") or code.endswith("`") else ""
+            parts.append(f"{fence}{pad}{code}{pad}{fence}")
         elif isinstance(node, Emphasis):
             parts.append(f"*{to_markdown(node.children)}*")
         elif isinstance(node, Strong):
@@ -351,6 +310,4 @@ def to_markdown(nodes: tuple[Node, ...]) -> str:
 
 def longest_run(text: str, ch: str) -> int:
     """The longest run of ``ch`` in ``text``: a code fence must be one longer."""
-    if ch not in text:
-        return 0
-    return max(len(run) for run in re.findall(re.escape(ch) + "+", text))
+    return max((len(run) for run in re.findall(re.escape(ch) + "+", text)), default=0)

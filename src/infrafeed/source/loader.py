@@ -1,9 +1,8 @@
 """Validate what was read from ``entries/``: every file, every problem, in one pass.
 
-Validation stops at nothing: each file is parsed and validated on its own,
-then the cross-file rules run (file name vs date, known modules, unique ids).
-All problems are raised together as one :class:`DataError`, so a maintainer
-fixes a release file in one round instead of one error at a time.
+Each file is parsed and validated on its own, then the rules across files run
+(file name vs date, known modules, unique ids). All problems are raised together
+as one :class:`DataError`, so a maintainer fixes a release file in one round.
 """
 
 from __future__ import annotations
@@ -11,11 +10,11 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import re
-import types
 import typing
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from re import Match
 from typing import Any, TypeVar
 
 import tomli
@@ -31,14 +30,15 @@ M = TypeVar("M", bound=BaseModel)
 
 # A release file is named by its date; a second release on the same date adds "-2".
 _RELEASE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-([2-9]|[1-9]\d))?\.toml$")
+_MISNAMED = (
+    "a release file is named by its date, YYYY-MM-DD.toml "
+    "(or YYYY-MM-DD-2.toml for a second release that day)"
+)
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 
 
 def release_name(day: dt.date, sequence: int) -> str:
-    """A release's file name without ``.toml``, and its anchor on the changelog page.
-
-    ``2026-11-07`` for the first release of a day, ``2026-11-07-2`` for the second.
-    """
+    """A release's file name without ``.toml``, and its anchor on the changelog page."""
     return day.isoformat() if sequence == 1 else f"{day.isoformat()}-{sequence}"
 
 
@@ -106,23 +106,15 @@ def release_of(file: EntryFile, site: Site | None, problems: list[Problem]) -> R
     A release that names an unknown module is returned with that problem
     added, so that the check across files still sees its ids.
     """
-    path = PurePosixPath(file.relative)
-    if _RELEASE_NAME.match(path.name) is None:
-        problems.append(_misnamed(file.shown))
+    if (named := _named(file.shown, problems)) is None:
         return None
-    year = path.parent.name
-    if len(year) == 4 and year.isdigit() and year != path.name[:4]:
-        problems.append(
-            Problem(
-                file.shown,
-                "(file name)",
-                f"is in the folder {year} but is a release of {path.name[:4]}; "
-                f"move it to the folder {path.name[:4]}",
-            )
-        )
+    folder, year = PurePosixPath(file.relative).parent.name, named.group(1)[:4]
+    if len(folder) == 4 and folder.isdigit() and folder != year:
+        why = f"is in the folder {folder} but is a release of {year}; move it to the folder {year}"
+        problems.append(Problem(file.shown, "(file name)", why))
         return None
     data = _parse(file, problems)
-    return _release(file.shown, data, site, problems) if data is not None else None
+    return _release(file.shown, named, data, site, problems) if data is not None else None
 
 
 def from_data(
@@ -133,53 +125,48 @@ def from_data(
 ) -> Changelog:
     """Validate settings and releases already read as TOML tables, as :func:`load` does.
 
-    ``releases`` maps each release's file name (as messages should show it,
-    e.g. ``entries/2026/2026-11-07.toml``) to its table. For tools and tests
-    that hold entries in memory, including text no TOML file can carry.
+    ``releases`` maps each release's file name as messages show it (``entries/2026/
+    2026-11-07.toml``) to its table: for tools and tests that hold entries in memory,
+    including text no TOML file can carry.
     """
     problems: list[Problem] = []
     valid = _validate(Site, dict(site), site_name, problems)
     found = []
     for name, data in releases.items():
-        if _RELEASE_NAME.match(PurePosixPath(name).name) is None:
-            problems.append(_misnamed(name))
-        elif (rf := _release(name, dict(data), valid, problems)) is not None:
+        named = _named(name, problems)
+        if named is not None and (rf := _release(name, named, dict(data), valid, problems)):
             found.append(rf)
     return _changelog(valid, found, problems)
 
 
-def _misnamed(name: str) -> Problem:
-    return Problem(
-        name,
-        "(file name)",
-        "a release file is named by its date, YYYY-MM-DD.toml "
-        "(or YYYY-MM-DD-2.toml for a second release that day)",
-    )
+def _named(name: str, problems: list[Problem]) -> Match[str] | None:
+    """The date and sequence in a release file's name; None, with a problem, if misnamed."""
+    named = _RELEASE_NAME.match(PurePosixPath(name).name)
+    if named is None:
+        problems.append(Problem(name, "(file name)", _MISNAMED))
+    return named
 
 
 def _release(
-    name: str, data: dict[str, Any], site: Site | None, problems: list[Problem]
+    name: str, named: Match[str], data: dict[str, Any], site: Site | None, problems: list[Problem]
 ) -> ReleaseFile | None:
-    file_name = PurePosixPath(name).name
-    match = _RELEASE_NAME.match(file_name)
-    assert match is not None  # misnamed files were reported before reading
     release = _validate(Release, data, name, problems)
     if release is None:
         return None
-    if release.date.isoformat() != match.group(1):
-        problems.append(
-            Problem(
-                name,
-                "date",
-                f"is {release.date.isoformat()} but the file is named {file_name}; "
-                "make the date and the file name agree",
-            )
+    if release.date.isoformat() != named.group(1):
+        why = (
+            f"is {release.date.isoformat()} but the file is named {PurePosixPath(name).name}; "
+            "make the date and the file name agree"
         )
+        problems.append(Problem(name, "date", why))
         return None
-    rf = ReleaseFile(name, int(match.group(2) or 1), release)
+    rf = ReleaseFile(name, int(named.group(2) or 1), release)
     if site is not None:
         problems.extend(_check_modules(site, rf))
-    problems.extend(_check_size(rf))
+    count = sum(len(g.articles) + len(g.notes) for g in release.groups)
+    if count > MAX_ITEMS_PER_RELEASE:
+        why = f"holds {count} changes; a release holds at most {MAX_ITEMS_PER_RELEASE}"
+        problems.append(Problem(name, "groups", why))
     return rf
 
 
@@ -198,51 +185,25 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
     if file.data is None:
         problems.append(Problem(file.shown, "(file)", file.problem or "cannot be read"))
         return None
-    raw, name = file.data, file.shown
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]  # a UTF-8 byte order mark, as some editors write
+    raw = file.data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark, as some editors write
     try:
-        text = raw.decode("utf-8")
+        return tomli.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        problems.append(
-            Problem(
-                name,
-                "(file)",
-                f"is not UTF-8 (byte 0x{raw[exc.start]:02x}); save the file as UTF-8",
-                raw[: exc.start].count(b"\n") + 1,
-            )
-        )
-        return None
-    try:
-        return tomli.loads(text)
+        why = f"is not UTF-8 (byte 0x{raw[exc.start]:02x}); save the file as UTF-8"
+        problems.append(Problem(file.shown, "(file)", why, raw[: exc.start].count(b"\n") + 1))
     except RecursionError:
         # The parser recurses per level of inline arrays and tables: a file of
         # "[[[[..." must be refused like any other bad TOML, not crash the build.
-        problems.append(
-            Problem(name, "(toml)", "not valid TOML: arrays or tables nested too deeply")
-        )
-        return None
+        why = "not valid TOML: arrays or tables nested too deeply"
+        problems.append(Problem(file.shown, "(toml)", why))
     except tomli.TOMLDecodeError as exc:
-        message = str(exc)
-        found = _TOML_LINE.search(message)
-        message = _TOML_LINE.sub("", message).strip()
-        problems.append(
-            Problem(
-                name,
-                "(toml)",
-                f"not valid TOML: {message}",
-                int(found.group(1)) if found else None,
-            )
-        )
-        return None
+        line = _TOML_LINE.search(str(exc))
+        why = f"not valid TOML: {_TOML_LINE.sub('', str(exc)).strip()}"
+        problems.append(Problem(file.shown, "(toml)", why, int(line.group(1)) if line else None))
+    return None
 
 
-def _validate(
-    model: type[M],
-    data: dict[str, Any],
-    name: str,
-    problems: list[Problem],
-) -> M | None:
+def _validate(model: type[M], data: dict[str, Any], name: str, problems: list[Problem]) -> M | None:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -261,10 +222,7 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
     """``("groups", 0, "articles", 2, "title")`` -> ``groups[1].articles[3].title``."""
     path = ""
     for part in loc:
-        if isinstance(part, int):
-            path += f"[{part + 1}]"
-        else:
-            path += ("." if path else "") + part
+        path += f"[{part + 1}]" if isinstance(part, int) else ("." if path else "") + part
     return path or "(file)"
 
 
@@ -291,8 +249,7 @@ def _message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any) -> 
         return "is required but missing"
     if kind == "extra_forbidden":
         allowed = _fields_at(model, loc[:-1])
-        field = str(loc[-1])
-        close = difflib.get_close_matches(field, allowed, n=1)
+        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
         hint = f"did you mean '{close[0]}'?" if close else f"allowed: {', '.join(allowed)}"
         return f"unknown field; {hint}"
     if kind == "literal_error":
@@ -327,77 +284,43 @@ def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
     """The field names allowed at ``loc`` inside ``model``, for did-you-mean hints."""
     current: Any = model
     for part in loc:
-        if isinstance(part, int):
-            continue
-        if not (isinstance(current, type) and issubclass(current, BaseModel)):
-            return []
-        field = current.model_fields.get(part)
-        if field is None:
-            return []
-        current = _innermost_model(field.annotation)
-    if isinstance(current, type) and issubclass(current, BaseModel):
-        return sorted(current.model_fields)
-    return []
+        if isinstance(part, str):
+            field = current.model_fields.get(part) if _is_model(current) else None
+            current = None if field is None else _first_model(field.annotation)
+    return sorted(current.model_fields) if _is_model(current) else []
 
 
-def _innermost_model(annotation: Any) -> Any:
-    for candidate in _walk_types(annotation):
-        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
-            return candidate
-    return None
+def _is_model(candidate: Any) -> bool:
+    return isinstance(candidate, type) and issubclass(candidate, BaseModel)
 
 
-def _walk_types(annotation: Any) -> Iterator[Any]:
-    yield annotation
-    origin = typing.get_origin(annotation)
-    if origin is typing.Annotated:
-        yield from _walk_types(typing.get_args(annotation)[0])
-        return
-    if origin in (tuple, list, dict, typing.Union, types.UnionType) or origin is not None:
-        for arg in typing.get_args(annotation):
-            if arg is not Ellipsis:
-                yield from _walk_types(arg)
+def _first_model(annotation: Any) -> Any:
+    """The first model in a field's type: ``Note`` in ``tuple[Note, ...]``, or None."""
+    if _is_model(annotation):
+        return annotation
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) is typing.Annotated:
+        args = args[:1]  # the type; the rest is metadata
+    return next((found for arg in args if (found := _first_model(arg)) is not None), None)
 
 
 def _check_modules(site: Site, rf: ReleaseFile) -> Iterator[Problem]:
     known = ", ".join(str(m.number) for m in site.modules)
+
+    def unknown(field: str, module: int | None, has: str = "has modules") -> Iterator[Problem]:
+        if module is not None and site.module(module) is None:
+            yield Problem(rf.path, field, f"unknown module {module}; site.toml {has} {known}")
+
     for g, group in enumerate(rf.release.groups, start=1):
-        if group.module is not None and site.module(group.module) is None:
-            yield Problem(
-                rf.path,
-                f"groups[{g}].module",
-                f"unknown module {group.module}; site.toml has modules {known}",
-            )
+        yield from unknown(f"groups[{g}].module", group.module)
         for a, article in enumerate(group.articles, start=1):
             field = f"groups[{g}].articles[{a}].module"
-            module = article.module if article.module is not None else group.module
-            if module is None:
-                yield Problem(
-                    rf.path,
-                    field,
-                    "an article needs a module: set module on the article or on its group",
-                )
-            elif article.module is not None and site.module(article.module) is None:
-                yield Problem(
-                    rf.path, field, f"unknown module {article.module}; site.toml has {known}"
-                )
+            if article.module is None and group.module is None:
+                why = "an article needs a module: set module on the article or on its group"
+                yield Problem(rf.path, field, why)
+            yield from unknown(field, article.module, has="has")
         for n, note in enumerate(group.notes, start=1):
-            if note.module is not None and site.module(note.module) is None:
-                yield Problem(
-                    rf.path,
-                    f"groups[{g}].notes[{n}].module",
-                    f"unknown module {note.module}; site.toml has modules {known}",
-                )
-
-
-def _check_size(rf: ReleaseFile) -> Iterator[Problem]:
-    count = sum(len(g.articles) + len(g.notes) for g in rf.release.groups)
-    if count > MAX_ITEMS_PER_RELEASE:
-        yield Problem(
-            rf.path,
-            "groups",
-            f"holds {count} changes; a release holds at most {MAX_ITEMS_PER_RELEASE}",
-        )
+            yield from unknown(f"groups[{g}].notes[{n}].module", note.module)
 
 
 # What the check across files needs of one change: (date, id, kind, field).
@@ -426,18 +349,15 @@ def check_unique_ids(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Pr
 
     def order(release: tuple[str, Sequence[IdKey]]) -> tuple[str, int, str]:
         stem = PurePosixPath(release[0]).stem  # YYYY-MM-DD or YYYY-MM-DD-N
-        return stem[:10], int(stem[11:] or 1) if stem[11:].isdigit() else 0, release[0]
+        return stem[:10], int(stem[11:]) if stem[11:].isdigit() else 0, release[0]
 
     for path, keys in sorted(releases, key=order):
         for day, item_id, kind, where in keys:
-            first = seen.setdefault((day, item_id, kind), f"{path} {where}")
-            if first != f"{path} {where}":
-                problems.append(
-                    Problem(
-                        path,
-                        f"{where}.id",
-                        f"'{item_id}' is already used for a '{kind}' change on {day} "
-                        f"({first}); give this change its own id",
-                    )
+            here = f"{path} {where}"
+            if (first := seen.setdefault((day, item_id, kind), here)) != here:
+                why = (
+                    f"'{item_id}' is already used for a '{kind}' change on {day} ({first}); "
+                    "give this change its own id"
                 )
+                problems.append(Problem(path, f"{where}.id", why))
     return problems

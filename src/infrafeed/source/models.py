@@ -1,9 +1,8 @@
 """The entry schema: site settings and release files, as frozen pydantic models.
 
-Every text passes through one of the ``Annotated`` types below, which
-normalise it to NFC and refuse what no feed can carry (characters XML 1.0
-forbids, empty strings, overlong values, unsafe links). Messages are written
-for the maintainer who will read them next to a file name and field path.
+Every text passes through an ``Annotated`` type below: normalised to NFC, with
+what no feed can carry refused (characters XML 1.0 forbids, empty or overlong
+text, unsafe links), in messages read next to a file name and field path.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import partial
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -50,15 +50,12 @@ _XML_REFUSED = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_NONCHARACTERS}]")
 _XML_REFUSED_IN_BMP = re.compile(f"[{_FORBIDDEN}{_CONTROLS}\ufdd0-\ufdef]")
 _FROM_U1FFFE = re.compile("[\U0001fffe-\U0010ffff]")
 _LINE_BREAK = re.compile("[\r\n\t\x85\u2028\u2029]")
-_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)*")
 
 
 def _xml_chars(value: str) -> str:
     # Checked before normalising, so that the message names the character as typed.
     refused = _XML_REFUSED if _FROM_U1FFFE.search(value) else _XML_REFUSED_IN_BMP
-    bad = refused.search(value)
-    if bad:
+    if bad := refused.search(value):
         found = bad.group()
         why = (
             "which XML 1.0 forbids in a feed"
@@ -75,8 +72,8 @@ def _xml_chars(value: str) -> str:
     return unicodedata.normalize("NFC", value)
 
 
-def _text(value: str, *, max_len: int, one_line: bool) -> str:
-    """``value`` checked as a text of the entries; every problem it has, at once."""
+def _text(value: str, *, max_len: int = MAX_TEXT, one_line: bool = False) -> str:
+    """``value`` checked as a text of the entries, with every problem it has at once."""
     value = _xml_chars(value)
     found = []
     if not value.strip():
@@ -92,17 +89,15 @@ def _text(value: str, *, max_len: int, one_line: bool) -> str:
     return value
 
 
-# Titles are plain text, but feed readers (and the W3C validator) treat an end
-# tag or a scripting tag in a title as markup. Such text is refused rather than
-# shown differently by different readers.
+# Titles are plain text, but feed readers (and the W3C validator) treat an end tag or a
+# scripting tag in a title as markup: refused, rather than shown differently by each reader.
 _TITLE_MARKUP = re.compile(
     r"</[A-Za-z][\w:-]*\s*>|<(?:script|style|iframe|object|embed|meta)\b", re.I
 )
 
 
 def _no_title_markup(value: str) -> str:
-    found = _TITLE_MARKUP.search(value)
-    if found:
+    if found := _TITLE_MARKUP.search(value):
         raise PydanticCustomError(
             "title_markup",
             "'{tag}' looks like an HTML tag; this text becomes a title in the feeds, "
@@ -112,16 +107,7 @@ def _no_title_markup(value: str) -> str:
     return value
 
 
-def _line(value: str) -> str:
-    return _text(value, max_len=MAX_LINE, one_line=True)
-
-
-def _title(value: str) -> str:
-    return _no_title_markup(_line(value))
-
-
-def _markdown(value: str, *, max_len: int = MAX_TEXT, one_line: bool = False) -> str:
-    value = _text(value, max_len=max_len, one_line=one_line)
+def _parses(value: str) -> str:
     try:
         inline.parse(value)
     except inline.MarkupError as exc:
@@ -130,42 +116,44 @@ def _markdown(value: str, *, max_len: int = MAX_TEXT, one_line: bool = False) ->
 
 
 def _note_text(value: str) -> str:
-    value = _markdown(value)
+    # A note without a title takes its title from this text's first clause.
     _no_title_markup(inline.to_text(inline.parse(value)))
     return value
 
 
-def _shown(value: str) -> str:
-    """``value`` for a message: invisible characters (newline, NUL...) as escapes."""
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value)
+def _form(kind: str, pattern: str, max_len: int, wanted: str) -> Callable[[str], str]:
+    """A check that a text is all of ``pattern`` and at most ``max_len`` long."""
+    regex = re.compile(pattern)
+
+    def check(value: str) -> str:
+        # fullmatch: with match, "$" would also accept a trailing newline ("cuda\n").
+        if not regex.fullmatch(value) or len(value) > max_len:
+            # Invisible characters (newline, NUL...) are shown as escapes.
+            shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value[:100])
+            raise PydanticCustomError(kind, "'{value}' is not " + wanted, {"value": shown})
+        return value
+
+    return check
 
 
-def _slug(value: str) -> str:
-    # fullmatch: with match, "$" would also accept a trailing newline ("cuda\n").
-    if not _SLUG.fullmatch(value) or len(value) > 80:
-        raise PydanticCustomError(
-            "slug",
-            "'{value}' is not a slug: use 1-80 lowercase ASCII letters, digits and single "
-            "hyphens, e.g. 'cuda-reduce-optimization'",
-            {"value": _shown(value[:100])},
-        )
-    return value
-
-
-def _number(value: str) -> str:
-    if not _NUMBER.fullmatch(value) or len(value) > 20:
-        raise PydanticCustomError(
-            "article_number",
-            '\'{value}\' is not an article number: write it as printed, e.g. "6.1" or "12"',
-            {"value": _shown(value[:100])},
-        )
-    return value
+_slug = _form(
+    "slug",
+    r"[a-z0-9]+(?:-[a-z0-9]+)*",
+    80,
+    "a slug: use 1-80 lowercase ASCII letters, digits and single hyphens, "
+    "e.g. 'cuda-reduce-optimization'",
+)
+_number = _form(
+    "article_number",
+    r"[0-9]+(?:\.[0-9]+)*",
+    20,
+    'an article number: write it as printed, e.g. "6.1" or "12"',
+)
 
 
 def _reference(value: str) -> str:
     value = _xml_chars(value)
-    problem = check_reference(value)
-    if problem is not None:
+    if (problem := check_reference(value)) is not None:
         raise PydanticCustomError("bad_url", "{problem}", {"problem": problem})
     if len(value) > 2_000:
         raise PydanticCustomError("too_long", "is longer than 2000 characters")
@@ -173,7 +161,6 @@ def _reference(value: str) -> str:
 
 
 def _absolute_url(value: str) -> str:
-    value = _reference(value)
     if not value.startswith(("http://", "https://")):
         raise PydanticCustomError(
             "absolute_url", "must be an absolute http(s) URL, e.g. https://example.org/"
@@ -183,7 +170,7 @@ def _absolute_url(value: str) -> str:
 
 def _base_url(value: str) -> str:
     # Others' URLs are made by appending to it: a query or fragment would end up in between.
-    if "?" in _absolute_url(value) or "#" in value:
+    if "?" in value or "#" in value:
         raise PydanticCustomError(
             "base_url", "must not have a query (?) or fragment (#): URLs are made below it"
         )
@@ -202,19 +189,35 @@ def _timezone(value: str) -> str:
     return value
 
 
-Line = Annotated[str, Strict(), AfterValidator(_line)]
-Title = Annotated[str, Strict(), AfterValidator(_title)]
-MarkdownLine = Annotated[
-    str, Strict(), AfterValidator(partial(_markdown, max_len=MAX_LINE, one_line=True))
-]
-MarkdownText = Annotated[str, Strict(), AfterValidator(_markdown)]
-NoteText = Annotated[str, Strict(), AfterValidator(_note_text)]
+_PAGE_PATH = re.compile(r"^(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)*[A-Za-z0-9_][A-Za-z0-9._-]*\.md$")
+
+
+def _page_path(value: str) -> str:
+    # Plain Markdown only (MDX refuses the HTML comments the page carries); no segment
+    # starts with a dot, so the path can neither climb out nor hide among our own files.
+    if not _PAGE_PATH.match(value) or len(value) > 200:
+        raise PydanticCustomError(
+            "page_path",
+            "'{value}' is not a page path: use a relative path below the output folder "
+            "ending in .md, e.g. 'update-log.md' or 'blog/update-log.md'",
+            {"value": value[:100]},
+        )
+    return value
+
+
+# Each check runs on what the one before it returned, and only if that one passed.
+Line = Annotated[str, Strict(), AfterValidator(partial(_text, max_len=MAX_LINE, one_line=True))]
+Title = Annotated[Line, AfterValidator(_no_title_markup)]
+MarkdownLine = Annotated[Line, AfterValidator(_parses)]
+MarkdownText = Annotated[str, Strict(), AfterValidator(_text), AfterValidator(_parses)]
+NoteText = Annotated[MarkdownText, AfterValidator(_note_text)]
 Slug = Annotated[str, Strict(), AfterValidator(_slug)]
 ArticleNumber = Annotated[str, Strict(), AfterValidator(_number)]
 Reference = Annotated[str, Strict(), AfterValidator(_reference)]
-AbsoluteUrl = Annotated[str, Strict(), AfterValidator(_absolute_url)]
-BaseUrl = Annotated[str, Strict(), AfterValidator(_base_url)]
+AbsoluteUrl = Annotated[Reference, AfterValidator(_absolute_url)]
+BaseUrl = Annotated[AbsoluteUrl, AfterValidator(_base_url)]
 TimeZone = Annotated[str, Strict(), AfterValidator(_timezone)]
+PagePath = Annotated[str, Strict(), AfterValidator(_page_path)]
 ModuleNumber = Annotated[int, Strict(), Field(ge=1, le=999)]
 Chapter = Annotated[int, Strict(), Field(ge=1, le=999)]
 
@@ -226,7 +229,6 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-# ----------------------------------------------------------------------------
 # Release files: entries/YYYY/YYYY-MM-DD.toml
 
 
@@ -274,14 +276,10 @@ class Note(_Model):
 
 
 class Group(_Model):
-    """Changes of one kind shown together, optionally under an introducing line.
-
-    ``module`` and ``chapter`` are defaults for the group's articles and notes.
-    A group's articles are listed before its notes.
-    """
+    """Changes of one kind, optionally under an introducing line; articles before notes."""
 
     kind: Kind
-    module: ModuleNumber | None = None
+    module: ModuleNumber | None = None  # module and chapter: defaults for articles and notes
     chapter: Chapter | None = None
     context: MarkdownText | None = None
     articles: tuple[Article, ...] = ()
@@ -303,7 +301,6 @@ class Release(_Model):
     groups: tuple[Group, ...] = Field(min_length=1)
 
 
-# ----------------------------------------------------------------------------
 # Site settings: entries/site.toml
 
 
@@ -402,25 +399,6 @@ class Words(_Model):
     footer_archives: Line = "Lịch sử đầy đủ nằm trong lưu trữ theo tháng (RFC 5005)."
 
 
-_PAGE_PATH = re.compile(r"^(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)*[A-Za-z0-9_][A-Za-z0-9._-]*\.md$")
-
-
-def _page_path(value: str) -> str:
-    # Plain Markdown only (MDX refuses the HTML comments the page carries); no segment
-    # starts with a dot, so the path can neither climb out nor hide among our own files.
-    if not _PAGE_PATH.match(value) or len(value) > 200:
-        raise PydanticCustomError(
-            "page_path",
-            "'{value}' is not a page path: use a relative path below the output folder "
-            "ending in .md, e.g. 'update-log.md' or 'blog/update-log.md'",
-            {"value": value[:100]},
-        )
-    return value
-
-
-PagePath = Annotated[str, Strict(), AfterValidator(_page_path)]
-
-
 class PageSettings(_Model):
     """The changelog page that ``infrafeed build`` writes for the site (changelog/page.py)."""
 
@@ -454,12 +432,9 @@ class Site(_Model):
 
     @model_validator(mode="after")
     def _complete(self) -> Site:
-        missing = [kind for kind in KINDS if kind not in self.kinds]
-        if missing:
+        if missing := [kind for kind in KINDS if kind not in self.kinds]:
             raise PydanticCustomError(
-                "missing_kinds",
-                "kinds: add a label for {missing}",
-                {"missing": ", ".join(missing)},
+                "missing_kinds", "kinds: add a label for {missing}", {"missing": ", ".join(missing)}
             )
         named: dict[str, str] = {}
         for kind, label in self.kinds.items():
@@ -473,8 +448,7 @@ class Site(_Model):
                     )
         for attr in ("number", "slug"):
             seen: set[object] = set()
-            for module in self.modules:
-                value = getattr(module, attr)
+            for value in (getattr(module, attr) for module in self.modules):
                 if value in seen:
                     raise PydanticCustomError(
                         "duplicate_module",

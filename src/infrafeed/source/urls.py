@@ -31,8 +31,7 @@ def check_reference(value: str) -> str | None:
         return "must not contain control characters"
     if "\\" in value:
         return "must not contain a backslash; use '/'"
-    match = _SCHEME.match(value)
-    if match:
+    if match := _SCHEME.match(value):
         scheme = match.group(1).lower()
         if scheme not in ("http", "https"):
             return (
@@ -61,19 +60,14 @@ def check_reference(value: str) -> str | None:
 
 
 def _ascii_host(host: str) -> str:
-    try:
-        host.encode("ascii")
-    except UnicodeEncodeError:
-        return host.encode("idna").decode("ascii")
-    return host
+    return host if host.isascii() else host.encode("idna").decode("ascii")
 
 
 def absolute(base: str, reference: str) -> str:
     """Resolve ``reference`` against ``base`` and percent-encode it as a URI.
 
-    ``base`` is treated as a folder (a trailing slash is added), so ``cuda/x``
-    resolves below the site and ``/AIInfraGuide/x`` against its origin, as a
-    browser would on the site's own pages.
+    ``base`` is a folder (a trailing slash is added): ``cuda/x`` resolves below the site
+    and ``/AIInfraGuide/x`` against its origin, as on the site's own pages.
     """
     if not base.endswith("/"):
         base += "/"
@@ -86,15 +80,9 @@ def encode(url: str) -> str:
     host = _ascii_host(parts.hostname or "")
     host = f"[{host}]" if ":" in host else host  # an IPv6 address keeps its brackets
     netloc = host if parts.port is None else f"{host}:{parts.port}"
-    return urlunsplit(
-        (
-            parts.scheme.lower(),
-            netloc,
-            _quote(parts.path, _SAFE_PATH),
-            _quote(parts.query, _SAFE_QUERY),
-            _quote(parts.fragment, _SAFE_QUERY),
-        )
-    )
+    path = _quote(parts.path, _SAFE_PATH)
+    query, fragment = (_quote(part, _SAFE_QUERY) for part in (parts.query, parts.fragment))
+    return urlunsplit((parts.scheme.lower(), netloc, path, query, fragment))
 
 
 def _quote(text: str, safe: str) -> str:
