@@ -144,6 +144,7 @@ def test_the_page_path_is_a_setting(small_site: Path, tmp_path: Path) -> None:
         ("update-log.mdx", False),
         ("feed.xml", False),
         ("blog//x.md", False),
+        ("update-log.md\n", False),  # not a file name anyone wants
     ],
 )
 def test_page_path_must_stay_inside_the_output_folder(path: str, ok: bool) -> None:
@@ -152,8 +153,9 @@ def test_page_path_must_stay_inside_the_output_folder(path: str, ok: bool) -> No
         return
     with pytest.raises(ValidationError) as caught:
         PageSettings(path=path)
+    shown = path.replace("\n", "\\n")
     assert caught.value.errors()[0]["msg"] == (
-        f"'{path}' is not a page path: use a relative path below the output folder ending "
+        f"'{shown}' is not a page path: use a relative path below the output folder ending "
         "in .md, e.g. 'update-log.md' or 'blog/update-log.md'"
     )
 

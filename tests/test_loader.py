@@ -122,6 +122,11 @@ BAD_RELEASES = [
         ["groups[1].module: unknown module 7; site.toml has modules 1, 2"],
     ),
     (
+        "unknown module of an article",
+        GOOD_RELEASE.replace('number = "3.1"', 'number = "3.1"\nmodule = 9'),
+        ["groups[1].articles[1].module: unknown module 9; site.toml has modules 1, 2"],
+    ),
+    (
         "empty title",
         GOOD_RELEASE.replace('"Tối ưu toán tử CUDA Reduce"', '"  "'),
         ["groups[1].articles[1].title: must not be empty"],

@@ -307,9 +307,9 @@ def _first_model(annotation: Any) -> Any:
 def _check_modules(site: Site, rf: ReleaseFile) -> Iterator[Problem]:
     known = ", ".join(str(m.number) for m in site.modules)
 
-    def unknown(field: str, module: int | None, has: str = "has modules") -> Iterator[Problem]:
+    def unknown(field: str, module: int | None) -> Iterator[Problem]:
         if module is not None and site.module(module) is None:
-            yield Problem(rf.path, field, f"unknown module {module}; site.toml {has} {known}")
+            yield Problem(rf.path, field, f"unknown module {module}; site.toml has modules {known}")
 
     for g, group in enumerate(rf.release.groups, start=1):
         yield from unknown(f"groups[{g}].module", group.module)
@@ -318,7 +318,7 @@ def _check_modules(site: Site, rf: ReleaseFile) -> Iterator[Problem]:
             if article.module is None and group.module is None:
                 why = "an article needs a module: set module on the article or on its group"
                 yield Problem(rf.path, field, why)
-            yield from unknown(field, article.module, has="has")
+            yield from unknown(field, article.module)
         for n, note in enumerate(group.notes, start=1):
             yield from unknown(f"groups[{g}].notes[{n}].module", note.module)
 

@@ -189,20 +189,15 @@ def _timezone(value: str) -> str:
     return value
 
 
-_PAGE_PATH = re.compile(r"^(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)*[A-Za-z0-9_][A-Za-z0-9._-]*\.md$")
-
-
-def _page_path(value: str) -> str:
-    # Plain Markdown only (MDX refuses the HTML comments the page carries); no segment
-    # starts with a dot, so the path can neither climb out nor hide among our own files.
-    if not _PAGE_PATH.match(value) or len(value) > 200:
-        raise PydanticCustomError(
-            "page_path",
-            "'{value}' is not a page path: use a relative path below the output folder "
-            "ending in .md, e.g. 'update-log.md' or 'blog/update-log.md'",
-            {"value": value[:100]},
-        )
-    return value
+# Plain Markdown only (MDX refuses the HTML comments the page carries); no segment
+# starts with a dot, so the path can neither climb out nor hide among our own files.
+_page_path = _form(
+    "page_path",
+    r"(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)*[A-Za-z0-9_][A-Za-z0-9._-]*\.md",
+    200,
+    "a page path: use a relative path below the output folder ending in .md, "
+    "e.g. 'update-log.md' or 'blog/update-log.md'",
+)
 
 
 # Each check runs on what the one before it returned, and only if that one passed.
