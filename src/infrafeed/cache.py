@@ -39,7 +39,7 @@ from .source.files import EntryFile
 from .source.models import Site
 
 _MAGIC = b"infrafeed release cache 1\n"
-_LIBRARIES = ("feedgen", "lxml", "jinja2", "markupsafe", "pydantic", "pydantic-core", "tomli")
+_LIBRARIES = ("jinja2", "markupsafe", "pydantic", "pydantic-core", "tomli")
 PACK = "releases.pack"
 TAG = "CACHEDIR.TAG"
 _TAG_TEXT = (
