@@ -106,7 +106,8 @@ def test_the_page_is_its_release_sections_joined(entries: Path) -> None:
     sections = [release_section(changelog.site, rf) for rf in changelog.releases]
     page = render_page(changelog)
     oldest = changelog.releases[-1].date
-    assert assemble_page(changelog.site, [s.encode() for s in sections], oldest) == page
+    chunks = assemble_page(changelog.site, [s.encode() for s in sections], oldest)
+    assert b"".join(chunks) == page
     text = page.decode("utf-8")
     assert text[text.index("\n## ") + 1 :] == "\n---\n\n".join(sections)
     for section in sections:

@@ -181,7 +181,7 @@ def _publish(
             oldest = releases[-1].date if releases else None
             text = assemble_page(site, [c.section for c in releases], oldest)
             if page is None:
-                tree.write(site.page.path, (text,))
+                tree.write(site.page.path, text)
         for relative, chunks in render_all(site, specs, items, __version__, parts):
             tree.write(relative, chunks)
         tree.write(IDS, (record,))

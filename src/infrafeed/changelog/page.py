@@ -34,11 +34,14 @@ def render_page(changelog: Changelog) -> bytes:
     site = changelog.site
     sections = [release_section(site, rf).encode() for rf in changelog.releases]
     oldest = changelog.releases[-1].date if changelog.releases else None
-    return assemble_page(site, sections, oldest)
+    return b"".join(assemble_page(site, sections, oldest))
 
 
-def assemble_page(site: Site, sections: Sequence[bytes], oldest: dt.date | None) -> bytes:
-    """The page around ``sections`` (UTF-8, newest release first); ``oldest`` release's date."""
+def assemble_page(site: Site, sections: Sequence[bytes], oldest: dt.date | None) -> list[bytes]:
+    """The page around ``sections`` (UTF-8, newest release first); ``oldest`` release's date.
+
+    As chunks to write one after another: a large site's page is never copied whole.
+    """
     settings = site.page
     # JSON strings are YAML double-quoted scalars: safe for any text.
     head = [
@@ -53,8 +56,11 @@ def assemble_page(site: Site, sections: Sequence[bytes], oldest: dt.date | None)
     if settings.intro:
         intro = inline_markdown(inline.parse(settings.intro), resolve=_page_reference(site))
         head += [intro, ""]
-    page = ("\n".join(head) + "\n").encode() + b"\n---\n\n".join(sections)
-    return page.rstrip(b"\n") + b"\n"  # one newline at the end, however many the texts had
+    chunks = [("\n".join(head) + "\n").encode()]
+    for section in sections:
+        chunks += [b"\n---\n\n", section] if len(chunks) > 1 else [section]
+    chunks[-1] = chunks[-1].rstrip(b"\n") + b"\n"  # one newline at the end, however many
+    return chunks
 
 
 def release_section(site: Site, rf: ReleaseFile) -> str:

@@ -20,12 +20,13 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import hashlib
 import os
 import shutil
 import signal
 import stat
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..errors import PublishError
@@ -96,23 +97,28 @@ class Tree:
             )
         return same
 
-    def publish(self, manifest: Manifest, page: tuple[Path, bytes] | None = None) -> Report:
+    def publish(
+        self, manifest: Manifest, page: tuple[Path, Sequence[bytes]] | None = None
+    ) -> Report:
         """Carry over what stays, write the manifest, sync, and switch to the new tree.
 
         ``manifest`` gives all but the files, which are the ones written here.
-        ``page``, a file outside the output folder and its bytes, is written
+        ``page``, a file outside the output folder and its chunks, is written
         too, before the switch.
         """
         removed, kept = self._carry_over()
         page_record = None
         if page is not None:
-            path, data = page
-            page_record = _record_of(data)
+            path, chunks = page
+            digest = hashlib.sha256()
+            for chunk in chunks:
+                digest.update(chunk)
+            page_record = FileRecord(digest.hexdigest(), sum(map(len, chunks)))
             if sha256_of(path) == page_record.sha256:
                 self.unchanged.add(str(path))
             else:
                 try:
-                    write_atomic(path, (data,))
+                    write_atomic(path, chunks)
                 except OSError as exc:
                     raise _unchanged(path, "could not be written", exc) from None
         manifest = manifest._replace(files=dict(self.records), page=page_record)
@@ -287,12 +293,6 @@ def _signals_deferred() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
-def _record_of(data: bytes) -> FileRecord:
-    import hashlib
-
-    return FileRecord(hashlib.sha256(data).hexdigest(), len(data))
 
 
 def _shown(names: list[str]) -> tuple[str, ...]:

@@ -109,8 +109,7 @@ def render_all(
                 yield document_path(document.folder, fmt), feed.chunks(document, fmt)
         histories.append(history)
     views = feed_views(site, histories)
-    for path, data in render_pages(site, views, items, parts):
-        yield path, (data,)
+    yield from render_pages(site, views, items, parts)
     yield "feeds.json", (render_feeds_json(site, views),)
     for name, chosen in opml_files(views).items():
         words = site.words.everything if chosen[0].module is None else site.words.by_module

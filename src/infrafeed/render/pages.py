@@ -26,12 +26,14 @@ if TYPE_CHECKING:
     from .documents import ItemParts
 
 LATEST = 20  # items listed on the index page
+# Where a module page's entries go: a constant, and no text holds a NUL.
+_ENTRIES = Markup("\x00entries\x00")
 
 
 def render_pages(
     site: Site, views: Sequence[FeedView], items: Sequence[Item], parts: Mapping[str, ItemParts]
-) -> Iterator[tuple[str, bytes]]:
-    """Every page; a module page lists its items' :func:`entry` parts."""
+) -> Iterator[tuple[str, Sequence[bytes]]]:
+    """Every page, as chunks; a module page lists its items' :func:`entry` parts."""
     words, main = site.words, [view for view in views if view.module is None]
     common = {"site": site, "words": words, "archived": any(view.archives for view in views)}
     title = fill(words.page_title, site=site.title)
@@ -41,13 +43,16 @@ def render_pages(
     for view in views:
         if view.module is not None:
             own = select_all(items, view.spec)
-            # Each entry is the output of the autoescaping item_entry macro: safe as it is.
-            entries = Markup(b"".join(parts[i.id].page for i in own).decode())  # noqa: S704
-            yield _page("module.html", view.page_path, title=view.spec.title,
-                        description=view.spec.description, alternates=[view, *main], feed=view,
-                        count=len(own), entries=entries, **common)  # fmt: skip
+            path, (page,) = _page("module.html", view.page_path, title=view.spec.title,
+                                  description=view.spec.description, alternates=[view, *main],
+                                  feed=view, count=len(own), entries=_ENTRIES,
+                                  **common)  # fmt: skip
+            # The entries, output of the autoescaping item_entry macro, go in as they are:
+            # a large module's page is never copied whole.
+            head, tail = page.split(str(_ENTRIES).encode())
+            yield path, [head, *(parts[i.id].page for i in own), tail]
     snippet = _environment().get_template("head-links.html").render(feeds=main or views)
-    yield "head-links.html", snippet.encode("utf-8")
+    yield "head-links.html", (snippet.encode("utf-8"),)
 
 
 def entry(item: Item, site: Site) -> str:
@@ -85,10 +90,10 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def _page(template: str, path: str, **context: Any) -> tuple[str, bytes]:
+def _page(template: str, path: str, **context: Any) -> tuple[str, tuple[bytes]]:
     folder = posixpath.dirname(path) or "."
 
     def href(target: str) -> str:  # a link to another generated file, relative to this page
         return posixpath.relpath(target, folder)
 
-    return path, _environment().get_template(template).render(href=href, **context).encode()
+    return path, (_environment().get_template(template).render(href=href, **context).encode(),)
