@@ -240,3 +240,55 @@ def test_a_fresh_clone_guards_what_was_published_and_locked_builds_never_change_
     assert _build(run_cli, entries, tmp_path / "local")[0] == 0
     subprocess.run([*git[:2], str(clone), *git[3:], "commit", "-qam", "release"], check=True)
     assert _build(run_cli, entries, tmp_path / "ci", "--locked")[0] == 0
+
+
+# --- The changelog page outside the output folder (--page) -------------------------------
+
+
+def test_page_puts_the_changelog_page_where_the_site_reads_it(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    inside = tmp_path / "inside"
+    assert _build(run_cli, small_site, inside)[0] == 0
+    page = tmp_path / "site" / "docs" / "posts" / "update-log.md"
+    page.parent.mkdir(parents=True)
+    out = tmp_path / "site" / "public" / "feeds"
+    code, stdout, _ = _build(run_cli, small_site, out, "--page", str(page))
+    assert code == 0 and stdout.startswith(f"wrote 17 files: {page}, atom.xml, ")
+    # The same page, there instead of in the output folder.
+    assert page.read_bytes() == (inside / "update-log.md").read_bytes()
+    assert not (out / "update-log.md").exists()
+    assert _build(run_cli, small_site, out, "--page", str(page))[1].startswith("unchanged: ")
+
+    # A page edited or deleted since is written again; the feeds are left as they are.
+    feed = (out / "feed.xml").stat()
+    page.write_text("edited\n", encoding="utf-8")
+    code, stdout, _ = _build(run_cli, small_site, out, "--page", str(page))
+    assert (code, stdout.splitlines()[0]) == (0, f"wrote 1 file: {page}")
+    assert page.read_bytes() == (inside / "update-log.md").read_bytes()
+    page.unlink()
+    assert _build(run_cli, small_site, out, "--page", str(page))[1].startswith("wrote 1 file")
+    assert page.is_file() and (out / "feed.xml").stat().st_ino == feed.st_ino
+
+    # Another place for the page is another build: the page goes there, and back in the
+    # output folder without --page.
+    moved = tmp_path / "site" / "moved.md"
+    assert _build(run_cli, small_site, out, "--page", str(moved))[0] == 0
+    assert moved.read_bytes() == page.read_bytes()
+    assert _build(run_cli, small_site, out)[0] == 0
+    assert (out / "update-log.md").read_bytes() == page.read_bytes()
+
+
+def test_a_page_that_cannot_be_written_leaves_the_output_as_it_was(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    out = tmp_path / "out"
+    assert _build(run_cli, small_site, out)[0] == 0
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    (small_site / "2026" / "2026-03-09.toml").write_text(GOOD, encoding="utf-8")
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder\n", encoding="utf-8")
+    code, stdout, stderr = _build(run_cli, small_site, out, "--page", str(blocked / "page.md"))
+    assert (code, stdout) == (5, "")
+    assert stderr.startswith(f"infrafeed: {blocked / 'page.md'}: could not be written")
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
