@@ -31,6 +31,8 @@ STAGES = [
     ("infrafeed.build", "_compile_all"),
     ("infrafeed.source.loader", "release_of"),
     ("infrafeed.render.documents", "item_parts"),
+    ("infrafeed.changelog.page", "release_section"),
+    ("infrafeed.cache", "ReleaseCache.finish"),
     ("infrafeed.feeds.guard", "guard"),
     ("infrafeed.changelog.page", "assemble_page"),
     ("infrafeed.publish.tree", "Tree.write"),

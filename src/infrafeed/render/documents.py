@@ -32,7 +32,7 @@ class ItemParts(NamedTuple):
 
 
 def item_parts(site: Site, items: Iterable[Item]) -> tuple[ItemParts, ...]:
-    """Each item rendered in every format: one feedgen entry for RSS and Atom."""
+    """Each item rendered once in every format: RSS, Atom, JSON Feed and the pages' HTML."""
     from .jsonfeed import json_item
     from .pages import entry
     from .rss_atom import item_elements
