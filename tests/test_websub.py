@@ -195,6 +195,20 @@ def test_a_slow_or_absent_hub_times_out(hub: Hub) -> None:
     assert absent.error is not None and absent.error.endswith("(after 2 attempts)")
 
 
+def test_no_ping_outlasts_the_budget(hub: Hub) -> None:
+    """The budget bounds the whole: a request under way, its retries and their waits."""
+    hub.delay, hub.status = 0.3, 503
+    topics = [FEEDS_URL + name for name in ("feed.xml", "atom.xml", "feed.json")]
+    started = time.monotonic()
+    found = websub.notify(hub.url, topics, timeout=10, attempts=3, backoff=5, budget=1.0)
+    assert time.monotonic() - started < 1.6  # not 3 x 10 s of timeouts, nor 5 s of waiting
+    assert [n.error for n in found] == [
+        "HTTP 503 Service Unavailable (after 1 attempt)",
+        "not sent within 1s",
+        "not sent within 1s",
+    ]
+
+
 @contextlib.contextmanager
 def socket_closed() -> Iterator[str]:
     """The URL of a port on 127.0.0.1 that nothing listens on."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import http.client
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -46,33 +46,34 @@ def notify(
 ) -> tuple[Notification, ...]:
     """Send one publish notification per topic; return what happened to each.
 
-    A hub that cannot be reached is not asked again for the other topics,
-    and no ping starts after ``budget`` seconds: those come back as failed,
-    for the next build to send (the manifest keeps them pending).
+    A hub that cannot be reached is not asked again for the other topics, and
+    nothing is sent, waited for or slept on past ``budget`` seconds: those come
+    back as failed, for the next build to send (the manifest keeps them pending).
     """
     deadline = clock.monotonic() + budget
     results: list[Notification] = []
+    down: str | None = None  # why the hub could not be reached
     for topic in topics:
-        down = next((r.error for r in results if r.error and "HTTP" not in r.error), None)
-        if down is not None or clock.monotonic() >= deadline:
-            results.append(Notification(topic, down or f"not sent within {budget:g}s"))
-            continue
-        error = _publish(hub, topic, timeout, attempts, backoff, clock.sleep)
-        results.append(Notification(topic, error))
+        if down is None:
+            error, answered = _publish(hub, topic, deadline, timeout, attempts, backoff, clock)
+            down = None if answered else error or f"not sent within {budget:g}s"
+        results.append(Notification(topic, down or error))
     return tuple(results)
 
 
 def _publish(
     hub: str,
     topic: str,
+    deadline: float,
     timeout: float,
     attempts: int,
     backoff: float,
-    sleep: Callable[[float], None],
-) -> str | None:
+    clock: Clock,
+) -> tuple[str | None, bool]:
+    """Why the hub was not told (None when it was), and whether it answered at all."""
     # http(s) only, so urlopen can never read a local file (the settings check it too).
     if not hub.startswith(("http://", "https://")):
-        return f"{hub!r} is not an http(s) URL"
+        return f"{hub!r} is not an http(s) URL", False
     request = urllib.request.Request(  # noqa: S310
         hub,
         data=urlencode({"hub.mode": "publish", "hub.url": topic}).encode("ascii"),
@@ -82,19 +83,24 @@ def _publish(
             "User-Agent": f"infrafeed/{__version__}",
         },
     )
-    cause = "no attempt made"
-    for attempt in range(1, attempts + 1):
+    cause, answered, tried = None, False, 0
+    while tried < attempts and (left := deadline - clock.monotonic()) > 0:
+        if tried:
+            clock.sleep(min(backoff * 2 ** (tried - 1), left))
+            if (left := deadline - clock.monotonic()) <= 0:
+                break
+        tried += 1
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+            with urllib.request.urlopen(request, timeout=min(timeout, left)) as response:  # noqa: S310
                 response.read(65_536)
-            return None
+            return None, True
         except urllib.error.HTTPError as exc:
-            cause = f"HTTP {exc.code} {exc.reason}"
+            cause, answered = f"HTTP {exc.code} {exc.reason}", True
             # A 4xx says the request itself is wrong: asking again will not help.
             if 400 <= exc.code < 500 and exc.code not in (408, 429):
-                return cause
+                return cause, True
         except (OSError, http.client.HTTPException) as exc:  # URLError is an OSError
             cause = str(getattr(exc, "reason", None) or exc) or type(exc).__name__
-        if attempt < attempts:
-            sleep(backoff * 2 ** (attempt - 1))
-    return f"{cause} (after {attempts} attempts)"
+    if cause is None:
+        return None, False  # the budget was spent before a first attempt
+    return f"{cause} (after {tried} attempt{'s' if tried != 1 else ''})", answered
