@@ -152,6 +152,20 @@ def test_every_problem_of_a_field_at_once_and_fields_in_their_order(
     ]
 
 
+def test_build_reports_every_problem_check_reports(small_site: Path, run_cli: RunCli) -> None:
+    # An unknown module, and an id used twice in the same release: two problems.
+    twice = GOOD.replace("module = 1", "module = 99") + GOOD[GOOD.index("\n[[groups.articles]]") :]
+    _release(small_site, twice)
+    code, _, checked = run_cli("check", "--entries", str(small_site))
+    assert code == 1 and checked.endswith("infrafeed: 2 problems in the entries\n")
+    code, _, built = _build(run_cli, small_site, small_site.parent / "out")
+    assert code == 1
+    assert built.splitlines() == [
+        *checked.splitlines()[:-1],
+        "infrafeed: 2 problems in the entries; nothing was written",
+    ]
+
+
 def test_a_duplicate_id_is_told_to_the_later_release(small_site: Path, run_cli: RunCli) -> None:
     published = small_site / "2026" / "2026-03-05.toml"
     later = published.with_name("2026-03-05-3.toml")
@@ -292,3 +306,31 @@ def test_a_page_that_cannot_be_written_leaves_the_output_as_it_was(
     assert (code, stdout) == (5, "")
     assert stderr.startswith(f"infrafeed: {blocked / 'page.md'}: could not be written")
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_page_when_the_settings_write_no_page(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    settings = small_site / "site.toml"
+    settings.write_text(settings.read_text("utf-8") + "\n[page]\nenabled = false\n", "utf-8")
+    page = tmp_path / "page.md"
+    warning = (
+        f"warning: --page {page}: the settings write no changelog page ([page] enabled = false)"
+    )
+    for _ in range(2):  # the second build has nothing to do, and says so
+        code, stdout, stderr = _build(run_cli, small_site, tmp_path / "out", "--page", str(page))
+        assert (code, stderr) == (0, warning + "\n") and not page.exists()
+    assert stdout == "unchanged: 16 files\n"
+
+
+def test_a_page_beside_the_working_folder_is_reported_by_its_path(
+    small_site: Path, tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    page = Path("../page.md")
+    stdout = _build(run_cli, small_site, tmp_path / "out", "--page", str(page))[1]
+    assert stdout.startswith("wrote 17 files: ../page.md, atom.xml, ")
+    page.write_text("edited\n", encoding="utf-8")
+    stdout = _build(run_cli, small_site, tmp_path / "out", "--page", str(page))[1]
+    assert stdout.splitlines() == ["wrote 1 file: ../page.md", "unchanged: 16 files"]

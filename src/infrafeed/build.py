@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from . import __version__
 from .clock import SYSTEM, Clock
 from .errors import DataError, GuardError, InfraFeedError, OutOfDate, Problem, PublishError
-from .publish import Report
+from .publish import Report, shown
 from .publish.lock import left_behind, locked
 from .publish.manifest import Manifest, intact, read_manifest
 from .source.files import PUBLISHED, read_entries
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .feeds.items import Item, ItemMaker
     from .publish.websub import Notification
     from .render.documents import ItemParts
-    from .source.files import Snapshot
+    from .source.files import EntryFile, Snapshot
     from .source.loader import IdKey, ReleaseFile
     from .source.models import Site
 
@@ -104,15 +104,15 @@ def build(
             and previous.published == (sha256(record.data) if record and record.data else None)
             and intact(out, previous, page)
         ):
-            files = [name for name in previous.files if not name.startswith(".")]
-            files += [str(page)] if page is not None else []
-            result = BuildResult(Report((), tuple(sorted(files)), (), ()), True, warnings=warnings)
+            files = [*previous.files, *([str(page)] if page and previous.page else [])]
+            off = () if page is None or previous.page else (_page_off(page),)
+            result = BuildResult(Report((), shown(files), (), ()), True, warnings=off)
         else:
             result = _publish(
                 snapshot, out, previous, inputs, cache, page, allow_changes, locked_ids
             )
-            result = result._replace(warnings=warnings)
-        return _pinged(result, out, entries, clock) if ping else result
+        result = result._replace(warnings=warnings + result.warnings)
+        return _pinged(result, out, snapshot.site, clock) if ping else result
 
 
 def _publish(
@@ -189,19 +189,25 @@ def _publish(
         report = tree.publish(manifest, (page, text) if page and text is not None else None)
     finally:
         tree.cleanup()
-    return BuildResult(report, False, site.feeds.hub, (), cache_error)
+    off = (_page_off(page),) if page is not None and text is None else ()
+    return BuildResult(report, False, site.feeds.hub, (), cache_error, off)
 
 
-def _pinged(result: BuildResult, out: Path, entries: Path, clock: Clock) -> BuildResult:
+def _page_off(page: Path) -> str:
+    return f"--page {page}: the settings write no changelog page ([page] enabled = false)"
+
+
+def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -> BuildResult:
     """Tell the WebSub hub about the feeds that changed and those owed; keep the rest owed."""
     from .feeds.specs import FORMATS, document_path, feed_specs
     from .publish.files import write_atomic
     from .publish.manifest import MANIFEST, manifest_bytes
     from .publish.websub import notify
-    from .source.loader import load_site
+    from .source.loader import site_of
 
-    site = load_site(entries)
-    if site.feeds.hub is None:
+    # The settings the build read (valid: a build with nothing to do follows a good one).
+    site = site_of(settings, [])
+    if site is None or site.feeds.hub is None:
         return result._replace(hub=None)
     manifest = read_manifest(out)
     specs = feed_specs(site)
@@ -239,7 +245,7 @@ def _compile_all(
 ) -> list[Compiled]:
     """What each release file gives, newest first; raise with every problem found."""
     from .feeds.items import ItemMaker
-    from .source.loader import check_unique_ids, release_of
+    from .source.loader import check_unique_ids, release_of, validate
 
     maker = ItemMaker(site)
     releases = []
@@ -255,6 +261,8 @@ def _compile_all(
         releases.append(compiled)
     problems += check_unique_ids((c.path, c.keys) for c in releases)
     if problems:
+        # Every problem `check` reports: a release skipped above still has ids to compare.
+        validate(snapshot)
         raise DataError(problems)
     releases.sort(key=lambda c: (c.date, c.sequence), reverse=True)
     return releases

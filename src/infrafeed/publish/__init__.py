@@ -1,5 +1,6 @@
 """Publishing: the only stage that writes to the output folder."""
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 
@@ -12,3 +13,8 @@ class Report(NamedTuple):
     @property
     def changed(self) -> bool:
         return bool(self.written or self.removed)
+
+
+def shown(names: Iterable[str]) -> tuple[str, ...]:
+    """Names for a report, sorted: infrafeed's own bookkeeping files are not news."""
+    return tuple(sorted(name for name in names if not name.startswith(".infrafeed")))

@@ -109,38 +109,35 @@ def ids_bytes(ids: Ids) -> bytes:
 
 
 def intact(out: Path, manifest: Manifest, page: Path | None) -> bool:
-    """True when every recorded file is on disk with the bytes infrafeed wrote.
-
-    The manifest is written after every file it lists, so a file whose
-    change time (which no tool can set back, unlike the modification time
-    ``cp -p`` and ``rsync -t`` keep) is older has not been touched since: only
-    the others are hashed: a large site's feeds are most of what a build with
-    nothing to do would read.
-    """
+    """True when every recorded file is on disk with the bytes infrafeed wrote."""
     try:
         written = (out / MANIFEST).stat().st_ctime_ns
     except OSError:
         return False
-    if page is not None and manifest.page != FileRecord(sha256_of(page) or "", _size(page)):
+    recorded = manifest.page  # None when the settings write no page ([page] enabled = false)
+    if page is not None and recorded is not None and not as_recorded(page, recorded, -1):
         return False
-    for relative, record in manifest.files.items():
-        path = out / relative
-        try:
-            info = path.lstat()
-        except OSError:
-            return False
-        if not stat.S_ISREG(info.st_mode) or info.st_size != record.size:
-            return False
-        if info.st_ctime_ns >= written and sha256_of(path) != record.sha256:
-            return False
-    return True
+    return all(as_recorded(out / name, r, written) for name, r in manifest.files.items())
 
 
-def _size(path: Path) -> int:
+def as_recorded(path: Path, record: FileRecord, settled_ns: int) -> bool:
+    """Whether ``path`` is a regular file with the bytes of ``record``.
+
+    Only a file changed at or after ``settled_ns`` is read: the manifest is
+    written after every file it lists, so a file whose change time (which no
+    tool can set back, unlike the modification time ``cp -p`` and ``rsync -t``
+    keep) is older has not been touched since; a large site's feeds are most
+    of what a build with nothing to do would otherwise read.
+    """
     try:
-        return path.stat().st_size
+        info = path.lstat()
     except OSError:
-        return -1
+        return False
+    return (
+        stat.S_ISREG(info.st_mode)
+        and info.st_size == record.size
+        and (info.st_ctime_ns < settled_ns or sha256_of(path) == record.sha256)
+    )
 
 
 def _read(path: Path) -> bytes | None:

@@ -30,10 +30,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..errors import PublishError
-from . import Report
+from . import Report, shown
 from .files import FileRecord, fsync_folder, safe_relative, sha256_of, write_atomic, write_new
 from .lock import JOURNAL, NEXT
-from .manifest import IDS, MANIFEST, Manifest, manifest_bytes
+from .manifest import IDS, MANIFEST, Manifest, as_recorded, manifest_bytes
 
 _OURS = {MANIFEST, IDS, NEXT, JOURNAL}
 _LIBC = ctypes.CDLL(None, use_errno=True)
@@ -54,7 +54,7 @@ class Tree:
         self.dir = parent / f".{self.out.name}{NEXT}" if self.switch else self.out / NEXT
         self.records: dict[str, FileRecord] = {}
         self.unchanged: set[str] = set()
-        try:  # what the manifest lists and is older than it has not been touched since
+        try:
             self._settled = (self.out / MANIFEST).stat().st_ctime_ns
         except OSError:
             self._settled = -1
@@ -83,19 +83,20 @@ class Tree:
         """Whether the published file has these bytes; refuse to replace one not ours."""
         path = self.out / relative
         try:
-            info = path.lstat()
+            path.lstat()  # raises, as writing would, when a folder on the way is not one
         except FileNotFoundError:
             return False
-        settled = info.st_ctime_ns < self._settled and self.previous.files.get(relative) == record
-        same = stat.S_ISREG(info.st_mode) and (settled or sha256_of(path) == record.sha256)
-        if same:
+        # What the manifest lists with these bytes, and is older than it, is trusted unread.
+        settled = self._settled if self.previous.files.get(relative) == record else -1
+        if as_recorded(path, record, settled):
             self.unchanged.add(relative)
-        elif relative not in self.previous.files:
+            return True
+        if relative not in self.previous.files:
             raise PublishError(
                 f"{path}: infrafeed would write this file, but the one there is not "
                 "infrafeed's (the manifest does not list it); move it away and build again"
             )
-        return same
+        return False
 
     def publish(
         self, manifest: Manifest, page: tuple[Path, Sequence[bytes]] | None = None
@@ -136,7 +137,7 @@ class Tree:
         self.cleanup()  # the old tree: unlinking it changes its files' links, and change times
         with contextlib.suppress(OSError):
             _settle(self.out, self.records)
-        return Report(*(_shown(sorted(n)) for n in (written, self.unchanged, removed, kept)))
+        return Report(*map(shown, (written, self.unchanged, removed, kept)))
 
     def _carry_over(self) -> tuple[list[str], list[str]]:
         """Link what stays of the published tree into the next one; return what goes.
@@ -293,11 +294,6 @@ def _signals_deferred() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
-def _shown(names: list[str]) -> tuple[str, ...]:
-    """Names for the report: infrafeed's own bookkeeping (hidden files) is not news."""
-    return tuple(name for name in names if not name.startswith("."))
 
 
 def _remove_empty_parents(path: Path, out: Path) -> None:
