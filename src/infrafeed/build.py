@@ -130,7 +130,6 @@ def _publish(
     from .changelog.page import assemble_page
     from .feeds.guard import guard, had_archives, late_additions
     from .feeds.specs import feed_specs, select_all
-    from .publish.files import write_atomic
     from .publish.manifest import IDS, ids_bytes, parse_ids, read_ids
     from .publish.tree import Tree
     from .render.documents import render_all
@@ -168,10 +167,7 @@ def _publish(
                 f"{record_path} {state} (--locked); run `infrafeed build` where the "
                 f"entries are edited and commit {record_path}"
             )
-        try:  # before the output: a record ahead of it only guards more
-            write_atomic(record_path, (record,))
-        except OSError as exc:
-            raise PublishError(f"{record_path}: could not be written ({exc.strerror})") from None
+        _write(record_path, record)  # before the output: a record ahead of it only guards more
     parts = {item.id: p for c in releases for item, p in zip(c.items, c.parts, strict=True)}
 
     tree = Tree(out, previous)
@@ -200,7 +196,6 @@ def _page_off(page: Path) -> str:
 def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -> BuildResult:
     """Tell the WebSub hub about the feeds that changed and those owed; keep the rest owed."""
     from .feeds.specs import FORMATS, document_path, feed_specs
-    from .publish.files import write_atomic
     from .publish.manifest import MANIFEST, manifest_bytes
     from .publish.websub import notify
     from .source.loader import site_of
@@ -217,11 +212,18 @@ def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -
     notifications = notify(site.feeds.hub, [*owed, *changed], clock=clock)
     pending = tuple(sorted(n.topic for n in notifications if n.error is not None))
     if pending != manifest.pending:
-        try:
-            write_atomic(out / MANIFEST, (manifest_bytes(manifest._replace(pending=pending)),))
-        except OSError as exc:
-            raise PublishError(f"{out / MANIFEST}: could not be written ({exc.strerror})") from None
+        _write(out / MANIFEST, manifest_bytes(manifest._replace(pending=pending)))
     return result._replace(hub=site.feeds.hub, notifications=notifications)
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write one of infrafeed's records beside the output (publish/ writes the output)."""
+    from .publish.files import write_atomic
+
+    try:
+        write_atomic(path, (data,))
+    except OSError as exc:
+        raise PublishError(f"{path}: could not be written ({exc.strerror})") from None
 
 
 def _apart(folder: Path, what: str, other: Path, other_what: str) -> None:
@@ -250,14 +252,14 @@ def _compile_all(
     maker = ItemMaker(site)
     releases = []
     for file in snapshot.releases:
-        compiled = memo.get(file)
+        key, compiled = memo.get(file)
         if compiled is None:
             before = len(problems)
             rf = release_of(file, site, problems)
             if rf is None or len(problems) > before:
                 continue
             compiled = _compile(site, maker, rf)
-            memo.put(file, compiled)
+            memo.put(key, compiled)
         releases.append(compiled)
     problems += check_unique_ids((c.path, c.keys) for c in releases)
     if problems:

@@ -60,7 +60,6 @@ class ReleaseCache:
         self._index: dict[bytes, tuple[int, int, bytes]] = {}  # key -> offset, length, sha256
         # The records of this build, in order: found in the old pack (where), or new.
         self._new: list[tuple[bytes, tuple[int, int] | Compiled]] = []
-        self._missed = False
         self._open()
 
     def __enter__(self) -> ReleaseCache:
@@ -90,43 +89,41 @@ class ReleaseCache:
             offset += _HEAD + length
             old.seek(offset)
 
-    def _key(self, file: EntryFile) -> bytes:
+    def get(self, file: EntryFile) -> tuple[bytes, Compiled | None]:
+        """The key of ``file``, and what it gave a build before if a sound record of it is here."""
+        if self.folder is None:
+            return b"", None
         digest = hashlib.sha256(self.namespace)
         digest.update(f"{len(file.relative)}:{file.relative}\n".encode(errors="surrogateescape"))
         digest.update(file.data or b"")
-        return digest.digest()
-
-    def get(self, file: EntryFile) -> Compiled | None:
-        """What ``file`` gave a build before, if a sound record of it is here."""
-        key = self._key(file)
+        key = digest.digest()
         found = self._index.get(key)
         if found is None or self._old is None:
-            return None
-        offset, length, digest = found
+            return key, None
+        offset, length, sha = found
         try:
             payload = os.pread(self._old.fileno(), length, offset)
         except OSError:
-            return None
-        if hashlib.sha256(payload).digest() != digest:
-            return None
+            return key, None
+        if hashlib.sha256(payload).digest() != sha:
+            return key, None
         try:
             # Only bytes whose sha256 matched, written by this code (the namespace).
             compiled = _compiled(marshal.loads(payload), self.site)  # noqa: S302
         except (ValueError, TypeError, EOFError, IndexError, KeyError):
-            return None
+            return key, None
         self._new.append((key, (offset, length)))
-        return compiled
+        return key, compiled
 
-    def put(self, file: EntryFile, compiled: Compiled) -> None:
-        """Keep what ``file`` gave, for the next build."""
-        if self.folder is None:
-            return
-        self._missed = True
-        self._new.append((self._key(file), compiled))
+    def put(self, key: bytes, compiled: Compiled) -> None:
+        """Keep what the file of ``key`` gave, for the next build."""
+        if self.folder is not None:
+            self._new.append((key, compiled))
 
     def finish(self) -> str | None:
         """Write the records of this build, if it used any it did not find; say why not."""
-        if self.folder is None or (not self._missed and len(self._new) == len(self._index)):
+        found = all(not isinstance(record, Compiled) for _, record in self._new)
+        if self.folder is None or (found and len(self._new) == len(self._index)):
             return None
         try:
             if not self.folder.is_dir():

@@ -128,8 +128,9 @@ BUILD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any], str]] = [
      "Write the changelog page to FILE (a site's posts folder) instead of below the output."),
     (("--allow-changes",), {"is_flag": True},
      "Confirm that items already published may disappear or change their date."),
-    (("--locked",), {"is_flag": True}, "Refuse to change the entries' published-ids.txt "
-     "(for CI: the record must be committed with the entries)."),
+    (("--locked", "locked_ids"), {"is_flag": True},
+     "Refuse to change the entries' published-ids.txt (for CI: the record must be committed "
+     "with the entries)."),
     (("--lock-wait",), {"type": float, "default": 30.0, "show_default": True,
                         "metavar": "SECONDS", "callback": _seconds},
      "How long to wait for another build on the output folder."),
@@ -174,7 +175,6 @@ def build(entries: Path, cache: Path | None, no_cache: bool, quiet: bool, **opti
     if not no_cache and cache is None:
         # Absolute, so that "--entries ." puts it beside the folder, not in it.
         cache = entries.absolute().parent / ".infrafeed-cache"
-    options["locked_ids"] = options.pop("locked")
     result = run(entries, cache=cache, **options)
     # Warnings print even with --quiet: it is what a cron job's mail is for.
     warnings = [*result.warnings]
@@ -197,7 +197,7 @@ def build(entries: Path, cache: Path | None, no_cache: bool, quiet: bool, **opti
         f"removed {_count(len(report.removed), 'file')} of feeds no longer configured: "
         f"{', '.join(report.removed)}" if report.removed else "",
         f"unchanged: {_count(len(report.unchanged), 'file')}"
-        if report.unchanged or not report.changed else "",
+        if report.unchanged or not (report.written or report.removed) else "",
         f"notified the WebSub hub of {_count(told, 'changed feed')}" if told else "",
     ]  # fmt: skip
     for line in lines if not quiet else ():

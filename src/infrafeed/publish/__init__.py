@@ -10,10 +10,6 @@ class Report(NamedTuple):
     removed: tuple[str, ...]
     kept: tuple[str, ...]  # files of vanished feeds left alone: not ours, or edited since
 
-    @property
-    def changed(self) -> bool:
-        return bool(self.written or self.removed)
-
 
 def shown(names: Iterable[str]) -> tuple[str, ...]:
     """Names for a report, sorted: infrafeed's own bookkeeping files are not news."""

@@ -87,16 +87,12 @@ def write_atomic(
 
 def fsync_folder(folder: Path) -> None:
     """Sync a folder's entries, so that a rename in it lasts; best effort."""
-    try:
+    with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def sha256_of(path: Path) -> str | None:

@@ -54,8 +54,12 @@ def locked(out: Path, wait_seconds: float, clock: Clock) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
+def next_trees(out: Path) -> tuple[Path, Path]:
+    """Where a build makes the next tree of ``out`` (a real path): beside it, or else in it."""
+    return out.parent / f".{out.name}{NEXT}", out / NEXT
+
+
 def left_behind(out: Path) -> bool:
     """Whether a killed build left a tree or a journal to deal with (publish/tree.py)."""
     out = Path(os.path.realpath(out))
-    nexts = (out / JOURNAL, out / NEXT, out.parent / f".{out.name}{NEXT}")
-    return any(os.path.lexists(p) for p in nexts)
+    return any(os.path.lexists(p) for p in (out / JOURNAL, *next_trees(out)))

@@ -32,7 +32,7 @@ from pathlib import Path
 from ..errors import PublishError
 from . import Report, shown
 from .files import FileRecord, fsync_folder, safe_relative, sha256_of, write_atomic, write_new
-from .lock import JOURNAL, NEXT
+from .lock import JOURNAL, NEXT, next_trees
 from .manifest import IDS, MANIFEST, Manifest, as_recorded, manifest_bytes
 
 _OURS = {MANIFEST, IDS, NEXT, JOURNAL}
@@ -51,7 +51,7 @@ class Tree:
         self.switch = os.access(parent, os.W_OK | os.X_OK) and (
             not self.out.exists() or self.out.stat().st_dev == parent.stat().st_dev
         )
-        self.dir = parent / f".{self.out.name}{NEXT}" if self.switch else self.out / NEXT
+        self.dir = next_trees(self.out)[0 if self.switch else 1]
         self.records: dict[str, FileRecord] = {}
         self.unchanged: set[str] = set()
         try:
@@ -199,7 +199,7 @@ class Tree:
 def remove_leftovers(out: Path) -> None:
     """Complete a fallback publish a killed build left, and remove its unpublished trees."""
     out = Path(os.path.realpath(out))
-    nexts = (out.parent / f".{out.name}{NEXT}", out / NEXT)
+    nexts = next_trees(out)
     journal = out / JOURNAL
     if journal.is_file() and not journal.is_symlink():
         lines = journal.read_text(encoding="utf-8").splitlines()
