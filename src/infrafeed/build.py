@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from . import __version__
 from .clock import SYSTEM, Clock
-from .errors import DataError, GuardError, InfraFeedError, OutOfDate, Problem, PublishError
+from .errors import DataError, InfraFeedError, OutOfDate, Problem, PublishError
 from .publish import Report, shown
 from .publish.lock import left_behind, locked
 from .publish.manifest import Manifest, intact, read_manifest
@@ -128,7 +128,7 @@ def _publish(
     # Not needed by a build with nothing to do, which is over before these load.
     from .cache import ReleaseCache
     from .changelog.page import assemble_page
-    from .feeds.guard import guard, had_archives, late_additions
+    from .feeds.guard import guard, had_archives
     from .feeds.specs import feed_specs, select_all
     from .publish.manifest import IDS, ids_bytes, parse_ids, read_ids
     from .publish.tree import Tree
@@ -154,11 +154,8 @@ def _publish(
     for key, known in parse_ids(committed.data if committed else None, record_path).items():
         memory[key] = {**memory.get(key, {}), **known}
     dated = [(c.path, c.date) for c in releases]
-    ids = guard(memory, published, allow_changes=allow_changes, releases=dated)
     archived = {spec.key for spec in specs if had_archives(spec, previous.files)}
-    late = late_additions(memory, published, archived)
-    if late and not allow_changes:
-        raise GuardError(late)
+    ids = guard(memory, published, allow_changes=allow_changes, releases=dated, archived=archived)
     record = ids_bytes(ids)
     if committed is None or committed.data != record:
         if locked_ids:

@@ -22,12 +22,16 @@ def guard(
     *,
     allow_changes: bool,
     releases: Sequence[tuple[str, dt.date]] = (),
+    archived: Collection[str] = (),
 ) -> dict[str, dict[str, str]]:
     """Refuse to drop or re-date items a feed already published; return the new id record.
 
     A feed that no longer exists is not checked (publishing reports its removal).
     Items past ``max_items`` are still selected: they are not drops. ``releases``
     (each release file's path and date) lets a message name a vanished item's file.
+    ``archived`` names the feeds that had archives: a new item in one of their
+    closed months would rewrite an archive readers never fetch again, and is
+    refused like a drop.
     """
     violations: list[str] = []
     record: dict[str, dict[str, str]] = {}
@@ -36,6 +40,8 @@ def guard(
         dates |= {item.id: item.published.isoformat() for item in items if item.id not in dates}
         now = record[key] = {item.id: dates[item.id] for item in items}
         old = previous.get(key, {})
+        if key in archived and old:
+            violations += _late(key, items, old)
         if old.items() <= now.items():  # the usual case, at C speed: nothing dropped or moved
             continue
         sources = {item.id: item.source for item in items}
@@ -77,30 +83,14 @@ def had_archives(spec: FeedSpec, published_files: Collection[str]) -> bool:
     return any(path.startswith(prefix) for path in published_files)
 
 
-def late_additions(
-    previous: Mapping[str, Mapping[str, str]],
-    published: Mapping[str, Sequence[Item]],
-    archived: Collection[str],
-) -> list[str]:
-    """New items dated in a month whose archive was already closed and published.
-
-    ``previous`` is the last build's id record (feed key -> id -> date), ``archived``
-    the keys of the feeds that had archives then. Such an item would rewrite a closed
-    archive, which readers never fetch again: the id guard refuses it like a drop.
-    """
-    violations = []
-    for key, items in published.items():
-        before = previous.get(key)
-        if not before or key not in archived:
-            continue
-        open_month = max(date[:7] for date in before.values())
-        for item in items:
-            month = month_of(item)
-            if item.id not in before and month < open_month:
-                violations.append(
-                    f"feed '{key}': new item {item.id} ({item.source}) is dated "
-                    f"{item.released.isoformat()}, in {month}, whose archive is closed since the "
-                    f"feed has items of {open_month}; readers never fetch a closed archive "
-                    f"again, so date the release in {open_month} or later"
-                )
-    return violations
+def _late(key: str, items: Sequence[Item], before: Mapping[str, str]) -> list[str]:
+    """New items dated in a month whose archive was closed and published before."""
+    open_month = max(date[:7] for date in before.values())
+    return [
+        f"feed '{key}': new item {item.id} ({item.source}) is dated "
+        f"{item.released.isoformat()}, in {month}, whose archive is closed since the "
+        f"feed has items of {open_month}; readers never fetch a closed archive "
+        f"again, so date the release in {open_month} or later"
+        for item in items
+        if item.id not in before and (month := month_of(item)) < open_month
+    ]
