@@ -89,7 +89,7 @@ def plan(
         "complete", spec.folder, everything, newest_date(site, everything), None, None, None
     )
     if not everything or (
-        len(everything) <= spec.max_items and size_of(complete) <= site.feeds.max_bytes
+        len(everything) <= site.feeds.max_items and size_of(complete) <= site.feeds.max_bytes
     ):
         return FeedHistory(spec, (complete,), len(everything))
 
@@ -104,7 +104,7 @@ def plan(
         return Document("current", spec.folder, held, newest_date(site, held), None, older, None)
 
     # A feed of one month that does not fit archives at least one of its items.
-    upper = min(spec.max_items, len(newest) - (len(months) == 1))
+    upper = min(site.feeds.max_items, len(newest) - (len(months) == 1))
     if upper < 1:  # a single item larger than max_bytes: nothing to split
         return FeedHistory(spec, (complete,), len(everything))
     # As many items as fit (sizes grow with the count), at least one.

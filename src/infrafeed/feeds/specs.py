@@ -36,7 +36,6 @@ class FeedSpec:
     folder: str  # below the output folder: "" or "modules/cuda"
     home_url: str  # the page of the site the feed is about
     module: int | None  # None: every item
-    max_items: int  # of its subscription document; older items are archived (feeds/history.py)
     id: str  # Atom feed id: a tag URI that survives the site moving
 
     def url(self, site: Site, fmt: Format) -> str:
@@ -61,7 +60,6 @@ def feed_specs(site: Site) -> tuple[FeedSpec, ...]:
                 folder="",
                 home_url=absolute(site.changelog, ""),
                 module=None,
-                max_items=site.feeds.max_items,
                 id=f"{tag}/all",
             )
         )
@@ -75,7 +73,6 @@ def feed_specs(site: Site) -> tuple[FeedSpec, ...]:
                     folder=f"modules/{module.slug}",
                     home_url=absolute(site.url, module.section),
                     module=module.number,
-                    max_items=site.feeds.max_items,
                     id=f"{tag}/module/{module.slug}",
                 )
             )
