@@ -40,12 +40,17 @@ class FeedSpec:
 
     def url(self, site: Site, fmt: Format) -> str:
         """The public URL of the feed's subscription document in ``fmt``."""
-        return absolute(site.feeds.url, document_path(self.folder, fmt))
+        return document_url(site, fmt, self.folder)
 
 
 def document_path(folder: str, fmt: Format) -> str:
     """Where a feed document in ``fmt`` lives below the output folder."""
     return f"{folder}/{fmt.filename}" if folder else fmt.filename
+
+
+def document_url(site: Site, fmt: Format, folder: str) -> str:
+    """The public URL of the feed document in ``fmt`` in ``folder``."""
+    return absolute(site.feeds.url, document_path(folder, fmt))
 
 
 def feed_specs(site: Site) -> tuple[FeedSpec, ...]:

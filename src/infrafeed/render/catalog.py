@@ -15,7 +15,7 @@ from typing import NamedTuple
 from urllib.parse import quote
 
 from ..feeds.history import Document, FeedHistory
-from ..feeds.specs import FORMATS, FeedSpec, Format, document_path
+from ..feeds.specs import FORMATS, FeedSpec, Format, document_path, document_url
 from ..source.models import Module, Site
 from ..source.urls import absolute
 
@@ -51,8 +51,11 @@ class FeedView:
 
 
 def _links(site: Site, document: Document) -> tuple[FormatLink, ...]:
-    paths = [(fmt, document_path(document.folder, fmt)) for fmt in FORMATS]
-    return tuple(FormatLink(f, LABELS[f.name], p, absolute(site.feeds.url, p)) for f, p in paths)
+    folder = document.folder
+    return tuple(
+        FormatLink(f, LABELS[f.name], document_path(folder, f), document_url(site, f, folder))
+        for f in FORMATS
+    )
 
 
 def feed_views(site: Site, histories: Sequence[FeedHistory]) -> tuple[FeedView, ...]:
