@@ -19,12 +19,13 @@ class Format:
     name: str  # "rss", "atom", "json"
     filename: str
     media_type: str
+    label: str  # what the pages call it
 
 
 FORMATS: tuple[Format, ...] = (
-    Format("rss", "feed.xml", "application/rss+xml"),
-    Format("atom", "atom.xml", "application/atom+xml"),
-    Format("json", "feed.json", "application/feed+json"),
+    Format("rss", "feed.xml", "application/rss+xml", "RSS 2.0"),
+    Format("atom", "atom.xml", "application/atom+xml", "Atom 1.0"),
+    Format("json", "feed.json", "application/feed+json", "JSON Feed 1.1"),
 )
 
 

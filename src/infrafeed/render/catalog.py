@@ -25,14 +25,12 @@ READERS = (
     ("Feedly", "https://feedly.com/i/subscription/feed%2F{url}"),
     ("Inoreader", "https://www.inoreader.com/?add_feed={url}"),
 )
-LABELS = {"rss": "RSS 2.0", "atom": "Atom 1.0", "json": "JSON Feed 1.1"}
 # Two ways to subscribe to everything, never both: each item would come twice.
 OPML = {"everything": "feeds.opml", "modules": "modules.opml"}
 
 
 class FormatLink(NamedTuple):
     format: Format
-    label: str  # "RSS 2.0"
     path: str  # below the output folder
     url: str  # public, absolute
 
@@ -53,8 +51,7 @@ class FeedView:
 def _links(site: Site, document: Document) -> tuple[FormatLink, ...]:
     folder = document.folder
     return tuple(
-        FormatLink(f, LABELS[f.name], document_path(folder, f), document_url(site, f, folder))
-        for f in FORMATS
+        FormatLink(f, document_path(folder, f), document_url(site, f, folder)) for f in FORMATS
     )
 
 
