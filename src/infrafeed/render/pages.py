@@ -85,6 +85,7 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # entry() runs per item: get_template would stat the file each time
     )
     env.filters.update(fill=fill, wbr=wbr)
     return env
