@@ -102,7 +102,7 @@ def render_feeds_json(site: Site, views: Sequence[FeedView]) -> bytes:
                     "url": link.url,
                     "page_url": absolute(site.feeds.url, view.page_path),
                     "item_count": len(current.items),
-                    "total_item_count": view.history.total,
+                    "total_item_count": len(view.history.items),
                     "complete": view.history.complete,
                     "updated": current.updated.isoformat(),
                 }
