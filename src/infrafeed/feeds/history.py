@@ -53,7 +53,7 @@ class Document:
 class FeedHistory:
     spec: FeedSpec
     documents: tuple[Document, ...]  # the subscription document first, then archives newest first
-    total: int  # items in the whole feed
+    items: tuple[Item, ...]  # the whole feed, newest first: its documents' items in order
 
     @property
     def current(self) -> Document:
@@ -89,9 +89,9 @@ def plan(
         "complete", spec.folder, everything, newest_date(site, everything), None, None, None
     )
     if not everything or (
-        len(everything) <= spec.max_items and size_of(complete) <= site.feeds.max_bytes
+        len(everything) <= site.feeds.max_items and size_of(complete) <= site.feeds.max_bytes
     ):
-        return FeedHistory(spec, (complete,), len(everything))
+        return FeedHistory(spec, (complete,), everything)
 
     months = [(month, tuple(group)) for month, group in itertools.groupby(everything, key=month_of)]
     if len({month for month, _ in months}) != len(months):
@@ -104,9 +104,9 @@ def plan(
         return Document("current", spec.folder, held, newest_date(site, held), None, older, None)
 
     # A feed of one month that does not fit archives at least one of its items.
-    upper = min(spec.max_items, len(newest) - (len(months) == 1))
+    upper = min(site.feeds.max_items, len(newest) - (len(months) == 1))
     if upper < 1:  # a single item larger than max_bytes: nothing to split
-        return FeedHistory(spec, (complete,), len(everything))
+        return FeedHistory(spec, (complete,), everything)
     # As many items as fit (sizes grow with the count), at least one.
     fitting = bisect.bisect_left(
         range(1, upper + 1), True, key=lambda n: size_of(current(n)) > site.feeds.max_bytes
@@ -124,7 +124,7 @@ def plan(
         # of its items: an archive's date never depends on the split.
         updated = newest_date(site, whole)
         documents.append(Document("archive", folders[index], held, updated, month, older, newer))
-    return FeedHistory(spec, tuple(documents), len(everything))
+    return FeedHistory(spec, tuple(documents), everything)
 
 
 def newest_date(site: Site, items: tuple[Item, ...]) -> dt.datetime:

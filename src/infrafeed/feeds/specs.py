@@ -19,12 +19,13 @@ class Format:
     name: str  # "rss", "atom", "json"
     filename: str
     media_type: str
+    label: str  # what the pages call it
 
 
 FORMATS: tuple[Format, ...] = (
-    Format("rss", "feed.xml", "application/rss+xml"),
-    Format("atom", "atom.xml", "application/atom+xml"),
-    Format("json", "feed.json", "application/feed+json"),
+    Format("rss", "feed.xml", "application/rss+xml", "RSS 2.0"),
+    Format("atom", "atom.xml", "application/atom+xml", "Atom 1.0"),
+    Format("json", "feed.json", "application/feed+json", "JSON Feed 1.1"),
 )
 
 
@@ -36,17 +37,21 @@ class FeedSpec:
     folder: str  # below the output folder: "" or "modules/cuda"
     home_url: str  # the page of the site the feed is about
     module: int | None  # None: every item
-    max_items: int  # of its subscription document; older items are archived (feeds/history.py)
     id: str  # Atom feed id: a tag URI that survives the site moving
 
     def url(self, site: Site, fmt: Format) -> str:
         """The public URL of the feed's subscription document in ``fmt``."""
-        return absolute(site.feeds.url, document_path(self.folder, fmt))
+        return document_url(site, fmt, self.folder)
 
 
 def document_path(folder: str, fmt: Format) -> str:
     """Where a feed document in ``fmt`` lives below the output folder."""
     return f"{folder}/{fmt.filename}" if folder else fmt.filename
+
+
+def document_url(site: Site, fmt: Format, folder: str) -> str:
+    """The public URL of the feed document in ``fmt`` in ``folder``."""
+    return absolute(site.feeds.url, document_path(folder, fmt))
 
 
 def feed_specs(site: Site) -> tuple[FeedSpec, ...]:
@@ -61,7 +66,6 @@ def feed_specs(site: Site) -> tuple[FeedSpec, ...]:
                 folder="",
                 home_url=absolute(site.changelog, ""),
                 module=None,
-                max_items=site.feeds.max_items,
                 id=f"{tag}/all",
             )
         )
@@ -75,7 +79,6 @@ def feed_specs(site: Site) -> tuple[FeedSpec, ...]:
                     folder=f"modules/{module.slug}",
                     home_url=absolute(site.url, module.section),
                     module=module.number,
-                    max_items=site.feeds.max_items,
                     id=f"{tag}/module/{module.slug}",
                 )
             )

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from urllib.parse import quote
 
 from ..feeds.history import Document, FeedHistory
-from ..feeds.specs import FORMATS, FeedSpec, Format, document_path
+from ..feeds.specs import FORMATS, FeedSpec, Format, document_path, document_url
 from ..source.models import Module, Site
 from ..source.urls import absolute
 
@@ -25,14 +25,12 @@ READERS = (
     ("Feedly", "https://feedly.com/i/subscription/feed%2F{url}"),
     ("Inoreader", "https://www.inoreader.com/?add_feed={url}"),
 )
-LABELS = {"rss": "RSS 2.0", "atom": "Atom 1.0", "json": "JSON Feed 1.1"}
 # Two ways to subscribe to everything, never both: each item would come twice.
 OPML = {"everything": "feeds.opml", "modules": "modules.opml"}
 
 
 class FormatLink(NamedTuple):
     format: Format
-    label: str  # "RSS 2.0"
     path: str  # below the output folder
     url: str  # public, absolute
 
@@ -51,8 +49,10 @@ class FeedView:
 
 
 def _links(site: Site, document: Document) -> tuple[FormatLink, ...]:
-    paths = [(fmt, document_path(document.folder, fmt)) for fmt in FORMATS]
-    return tuple(FormatLink(f, LABELS[f.name], p, absolute(site.feeds.url, p)) for f, p in paths)
+    folder = document.folder
+    return tuple(
+        FormatLink(f, document_path(folder, f), document_url(site, f, folder)) for f in FORMATS
+    )
 
 
 def feed_views(site: Site, histories: Sequence[FeedHistory]) -> tuple[FeedView, ...]:
@@ -102,7 +102,7 @@ def render_feeds_json(site: Site, views: Sequence[FeedView]) -> bytes:
                     "url": link.url,
                     "page_url": absolute(site.feeds.url, view.page_path),
                     "item_count": len(current.items),
-                    "total_item_count": view.history.total,
+                    "total_item_count": len(view.history.items),
                     "complete": view.history.complete,
                     "updated": current.updated.isoformat(),
                 }

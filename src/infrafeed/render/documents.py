@@ -12,14 +12,14 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from itertools import accumulate
 from typing import NamedTuple
 
 from ..feeds.history import Document, Role, plan
 from ..feeds.items import Item
-from ..feeds.specs import FORMATS, FeedSpec, Format, document_path, select_all
+from ..feeds.specs import FORMATS, FeedSpec, Format, document_path, document_url, select_all
 from ..source.models import Site
-from ..source.urls import absolute
 
 
 class ItemParts(NamedTuple):
@@ -171,10 +171,7 @@ def head(site: Site, spec: FeedSpec, document: Document, fmt: Format, version: s
     An archive names neither the hub nor infrafeed's version: a closed
     archive's bytes must not change when either does.
     """
-
-    def url(folder: str) -> str:
-        return absolute(site.feeds.url, document_path(folder, fmt))
-
+    url = partial(document_url, site, fmt)
     archive = document.role == "archive"
     return Head(
         site=site,

@@ -36,17 +36,14 @@ def json_item(item: Item, site: Site) -> bytes:
     """The item as it appears in a feed's ``items`` array: two levels deep, no comma."""
     # What json.dumps(indent=2) writes, with its C string encoder: the
     # indenting encoder is pure Python, and slow on a feed of many items.
-    lines = []
-    for key, value in _item(item, site).items():
-        if key == "authors":
-            lines.append(f'      "authors": {_authors(site.author)}')
-        elif isinstance(value, str):
-            lines.append(f'      "{key}": {encode_basestring(value)}')
-        elif value:
-            inner = ",\n".join(f"        {encode_basestring(v)}" for v in value)
-            lines.append(f'      "{key}": [\n{inner}\n      ]')
-        else:
-            lines.append(f'      "{key}": []')
+    text = {"id": item.id, "url": item.link, "title": item.title, "content_html": item.content_html}
+    if item.summary:
+        text["summary"] = item.summary
+    text["date_published"] = item.published.isoformat()
+    lines = [f'      "{key}": {encode_basestring(value)}' for key, value in text.items()]
+    lines.append(f'      "authors": {_authors(site.author)}')
+    tags = ",\n".join(f"        {encode_basestring(tag)}" for tag in item.categories)
+    lines.append(f'      "tags": [\n{tags}\n      ]' if item.categories else '      "tags": []')
     return ("    {\n" + ",\n".join(lines) + "\n    }").encode("utf-8")
 
 
@@ -84,18 +81,3 @@ def _feed(doc: Head) -> dict[str, Any]:
     if doc.hub:
         feed["hubs"] = [{"type": "WebSub", "url": doc.hub}]
     return feed
-
-
-def _item(item: Item, site: Site) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "id": item.id,
-        "url": item.link,
-        "title": item.title,
-        "content_html": item.content_html,
-    }
-    if item.summary:
-        out["summary"] = item.summary
-    out["date_published"] = item.published.isoformat()
-    out["authors"] = _author(site.author)
-    out["tags"] = list(item.categories)
-    return out

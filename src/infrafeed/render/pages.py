@@ -18,7 +18,6 @@ import jinja2
 from markupsafe import Markup, escape
 
 from ..feeds.items import Item
-from ..feeds.specs import select_all
 from ..source.models import Site
 from .catalog import OPML, FeedView, opml_files
 
@@ -42,7 +41,7 @@ def render_pages(
                 opml=opml_files(views), everything=OPML["everything"], **common)  # fmt: skip
     for view in views:
         if view.module is not None:
-            own = select_all(items, view.spec)
+            own = view.history.items
             path, (page,) = _page("module.html", view.page_path, title=view.spec.title,
                                   description=view.spec.description, alternates=[view, *main],
                                   feed=view, count=len(own), entries=_ENTRIES,
@@ -85,6 +84,7 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # entry() runs per item: get_template would stat the file each time
     )
     env.filters.update(fill=fill, wbr=wbr)
     return env
