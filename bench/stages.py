@@ -6,10 +6,10 @@ Runs one build in this process, as ``infrafeed build --entries ENTRIES --out
 OUT --cache CACHE`` would (without CACHE: as with ``--no-cache``), with a
 timer around each stage function, and prints them in the order they ran.
 cProfile inflates Python-level work two to three times and hides time spent
-waiting; this does neither. Stages nest
-(``_compile_all`` holds the item rendering), so the column does not add up to
-the total. To time the rebuild after one new release: build once, add a
-release file (``bench/corpus.py``'s ``release_text``), then run this.
+waiting; this does neither. Stages nest (``_compile_all`` holds the item
+rendering), so the column does not add up to the total. To time the rebuild
+after one new release: build once, add a release file (``bench/corpus.py``'s
+``release_text``), then run this.
 """
 
 from __future__ import annotations
