@@ -28,7 +28,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from ..source.inline import Code, Emphasis, Link, Node, Strong, Text, longest_run
+from ..source.inline import Code, Emphasis, Link, Node, Strong, Text, code_span
 
 # CommonMark reads these anywhere in a line: escape them always.
 _ALWAYS = frozenset("\\`*[]<|~$")
@@ -174,14 +174,7 @@ class _Writer:
         code = code.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
         if self.in_table:
             code = code.replace("|", "\\|")
-        fence = "`" * (longest_run(code, "`") + 1)
-        pad = (
-            code.startswith("`")
-            or code.endswith("`")
-            or (code.startswith(" ") and code.endswith(" ") and code.strip(" ") != "")
-        )
-        space = " " if pad else ""
-        return f"{fence}{space}{code}{space}{fence}"
+        return code_span(code)
 
 
 def _merged(nodes: list[Node]) -> list[Node]:
