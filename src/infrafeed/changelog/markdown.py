@@ -28,7 +28,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from ..source.inline import Code, Emphasis, Link, Node, Strong, Text, code_span
+from ..source.inline import Code, Emphasis, Link, Node, Strong, Text, code_span, merged
 
 # CommonMark reads these anywhere in a line: escape them always.
 _ALWAYS = frozenset("\\`*[]<|~$")
@@ -119,7 +119,7 @@ class _Writer:
             node = found[index]
             if isinstance(node, Emphasis | Strong) and not self.flanked(found, index, in_link):
                 found[index : index + 1] = node.children
-                found = _merged(found)
+                found = merged(found)
                 index = 0
             else:
                 index += 1
@@ -175,16 +175,6 @@ class _Writer:
         if self.in_table:
             code = code.replace("|", "\\|")
         return code_span(code)
-
-
-def _merged(nodes: list[Node]) -> list[Node]:
-    merged: list[Node] = []
-    for node in nodes:
-        if isinstance(node, Text) and merged and isinstance(merged[-1], Text):
-            merged[-1] = Text(merged[-1].text + node.text)
-        else:
-            merged.append(node)
-    return merged
 
 
 def _escaped(found: re.Match[str]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import html
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -252,6 +252,17 @@ class _Parser:
         if (problem := check_reference(url)) is not None:
             raise MarkupError(f"link target '{url}': {problem}")
         return Link(tuple(self.nodes(pos + 1, label_end, depth + 1)), url), close + 1
+
+
+def merged(nodes: Iterable[Node]) -> list[Node]:
+    """``nodes`` with each run of adjacent texts joined into one text."""
+    out: list[Node] = []
+    for node in nodes:
+        if isinstance(node, Text) and out and isinstance(out[-1], Text):
+            out[-1] = Text(out[-1].text + node.text)
+        else:
+            out.append(node)
+    return out
 
 
 def to_html(nodes: tuple[Node, ...], resolve: Callable[[str], str]) -> str:
