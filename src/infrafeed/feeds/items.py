@@ -97,8 +97,8 @@ class ItemMaker:
                 published = start - dt.timedelta(seconds=next(seconds))
                 yield self._item(rf, group, change, published, f"{rf.path} groups[{g}].{where}")
 
-    def _html(self, rf: ReleaseFile, text: str) -> str:
-        return inline.to_html(rf.nodes(text), self.url)
+    def _html(self, text: str) -> str:
+        return inline.to_html(inline.parse(text), self.url)
 
     def _item(
         self, rf: ReleaseFile, group: Group, change: Article | Note, at: dt.datetime, where: str
@@ -110,8 +110,9 @@ class ItemMaker:
         link = f"{self.changelog}#{rf.anchor}" if change.page is None else self.url(change.page)
         parts, summary, shown = [], None, None
         if isinstance(change, Note):
-            text = self._html(rf, change.text)
-            plain = inline.to_text(rf.nodes(change.text))
+            nodes = inline.parse(change.text)
+            text = inline.to_html(nodes, self.url)
+            plain = inline.to_text(nodes)
             heading = change.title or first_clause(plain)
             parts.append(f"<p>{text}</p>")
             shown = None if heading == plain else text  # the whole text, under a shorter title
@@ -119,23 +120,24 @@ class ItemMaker:
             chapter = change.chapter or group.chapter
             heading = f"{change.number} {change.title}" if change.number else change.title
         if change.summary:
-            summary = inline.to_text(rf.nodes(change.summary))
-            more = self._html(rf, change.summary)
+            nodes = inline.parse(change.summary)
+            summary = inline.to_text(nodes)
+            more = inline.to_html(nodes, self.url)
             parts.append(f"<p>{more}</p>")
             shown = more if shown is None else f"{shown} | {more}"
         if isinstance(change, Note) and change.details:
-            rows = "".join(f"<li>{self._html(rf, d)}</li>" for d in change.details)
+            rows = "".join(f"<li>{self._html(d)}</li>" for d in change.details)
             parts.append(f"<ul>{rows}</ul>")
         if isinstance(change, Note) and change.table is not None:
             head = "".join(f"<th>{html.escape(h, quote=False)}</th>" for h in change.table.header)
             rows = "".join(
-                "<tr>" + "".join(f"<td>{self._html(rf, c)}</td>" for c in row) + "</tr>"
+                "<tr>" + "".join(f"<td>{self._html(c)}</td>" for c in row) + "</tr>"
                 for row in change.table.rows
             )
             parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
         if group.context is not None:
             # The context introduced the page's list ("…:"): here it stands alone.
-            context = self._html(rf, group.context).rstrip().rstrip(":：").rstrip()
+            context = self._html(group.context).rstrip().rstrip(":：").rstrip()
             parts.append(f"<blockquote><p>{context}</p></blockquote>")
         place = [site.module_label(module)] if module is not None else []
         place += [f"{labels.chapter} {chapter}"] if chapter is not None else []

@@ -22,7 +22,6 @@ from pydantic import BaseModel, ValidationError
 
 from .. import __version__
 from ..errors import DataError, Problem
-from . import inline
 from .files import SITE_FILE, EntryFile, Snapshot, read_entries
 from .models import MAX_ITEMS_PER_RELEASE, Release, Site
 
@@ -58,10 +57,6 @@ class ReleaseFile:
     def anchor(self) -> str:
         """The id of the release's heading on the changelog page."""
         return release_name(self.date, self.sequence)
-
-    def nodes(self, text: str) -> tuple[inline.Node, ...]:
-        """The inline nodes of one of the release's Markdown texts (validated: it parses)."""
-        return inline.parse(text)
 
 
 @dataclass(frozen=True)
