@@ -149,12 +149,10 @@ class _Writer:
         if "\n" not in text and "\r" not in text:
             return self.line(text, line_start=line_start)  # most texts: one line
         text = _BLANK_LINES.sub("\n", text.replace("\r\n", "\n").replace("\r", "\n"))
-        out: list[str] = []
-        for number, line in enumerate(text.split("\n")):
-            if number:
-                out.append("\n")
-            out.append(self.line(line, line_start=line_start or number > 0))
-        return "".join(out)
+        return "\n".join(
+            self.line(line, line_start=line_start or number > 0)
+            for number, line in enumerate(text.split("\n"))
+        )
 
     def line(self, line: str, *, line_start: bool) -> str:
         escaped = _SPECIAL.sub(_escaped, line)
