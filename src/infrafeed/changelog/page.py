@@ -15,7 +15,7 @@ from functools import partial
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from ..source import inline
-from ..source.loader import Changelog, ReleaseFile
+from ..source.loader import ReleaseFile
 from ..source.models import Article, Group, Note, Site
 from .conventions import (
     ARTICLE_LABELS,
@@ -27,14 +27,6 @@ from .conventions import (
     release_heading,
 )
 from .markdown import inline_markdown, link_destination, plain_markdown
-
-
-def render_page(changelog: Changelog) -> bytes:
-    """The page: front matter, intro, then one :func:`release_section` per release."""
-    site = changelog.site
-    sections = [release_section(site, rf).encode() for rf in changelog.releases]
-    oldest = changelog.releases[-1].date if changelog.releases else None
-    return b"".join(assemble_page(site, sections, oldest))
 
 
 def assemble_page(site: Site, sections: Sequence[bytes], oldest: dt.date | None) -> list[bytes]:
