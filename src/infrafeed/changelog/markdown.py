@@ -133,9 +133,8 @@ class _Writer:
             return False
         # Delimiter runs that touch ("***", "*a**b*") are paired by rules our
         # nodes cannot steer.
-        if isinstance(node.children[0], Emphasis | Strong) or isinstance(
-            node.children[-1], Emphasis | Strong
-        ):
+        first, last = node.children[0], node.children[-1]
+        if isinstance(first, Emphasis | Strong) or isinstance(last, Emphasis | Strong):
             return False
         before = self.nodes(tuple(nodes[:index]), line_start=False, in_link=in_link)
         inner = self.nodes(node.children, line_start=False, in_link=in_link)
