@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from .. import __version__
 from ..errors import DataError, Problem
-from .files import SITE_FILE, EntryFile, Snapshot, read_entries
+from .files import SITE_FILE, EntryFile, Snapshot, read_entries, utf8_text
 from .models import MAX_ITEMS_PER_RELEASE, Release, Site
 
 M = TypeVar("M", bound=BaseModel)
@@ -180,12 +180,10 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
     if file.data is None:
         problems.append(Problem(file.shown, "(file)", file.problem or "cannot be read"))
         return None
-    raw = file.data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark, as some editors write
     try:
-        return tomli.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        why = f"is not UTF-8 (byte 0x{raw[exc.start]:02x}); save the file as UTF-8"
-        problems.append(Problem(file.shown, "(file)", why, raw[: exc.start].count(b"\n") + 1))
+        return tomli.loads(utf8_text(file.data, file.shown, "file"))
+    except DataError as exc:  # not UTF-8
+        problems.extend(exc.problems)
     except RecursionError:
         # The parser recurses per level of inline arrays and tables: a file of
         # "[[[[..." must be refused like any other bad TOML, not crash the build.
