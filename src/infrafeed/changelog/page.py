@@ -18,11 +18,10 @@ from ..source import inline
 from ..source.loader import ReleaseFile
 from ..source.models import Article, Group, Note, Site
 from .conventions import (
-    ARTICLE_LABELS,
     ARTICLE_NUMBER,
-    COLONS,
     SEPARATOR,
     AnnotationValue,
+    article_starts,
     format_annotation,
     release_heading,
 )
@@ -75,8 +74,7 @@ class _Section:
         self.site = site
         self.resolve = _page_reference(site)
         self.article_label = plain_markdown(site.page.article_label)
-        labels = (site.page.article_label, *ARTICLE_LABELS)
-        self.starts = tuple(label.casefold() + colon for label in labels for colon in COLONS)
+        self.starts = article_starts(site.page.article_label)
 
     def group(self, group: Group, new_kind: bool) -> list[str]:
         out: list[str] = []
