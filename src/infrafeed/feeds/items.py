@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import html
-import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -87,15 +86,9 @@ class ItemMaker:
         day = rf.date
         start = dt.datetime(day.year, day.month, day.day, _RELEASE_HOUR, tzinfo=self.zone)
         start += dt.timedelta(hours=rf.sequence - 1)
-        seconds = itertools.count()
-        for g, group in enumerate(rf.release.groups, start=1):
-            changes: list[tuple[str, Article | Note]] = [
-                (f"articles[{i}]", article) for i, article in enumerate(group.articles, 1)
-            ]
-            changes += [(f"notes[{i}]", note) for i, note in enumerate(group.notes, 1)]
-            for where, change in changes:
-                published = start - dt.timedelta(seconds=next(seconds))
-                yield self._item(rf, group, change, published, f"{rf.path} groups[{g}].{where}")
+        for second, (where, group, change) in enumerate(rf.release.changes()):
+            published = start - dt.timedelta(seconds=second)
+            yield self._item(rf, group, change, published, f"{rf.path} {where}")
 
     def _html(self, text: str) -> str:
         return inline.to_html(inline.parse(text), self.url)

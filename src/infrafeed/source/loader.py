@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 from .. import __version__
 from ..errors import DataError, Problem
 from .files import SITE_FILE, EntryFile, Snapshot, read_entries, utf8_text
-from .models import MAX_ITEMS_PER_RELEASE, Release, Site
+from .models import MAX_ITEMS_PER_RELEASE, Article, Release, Site
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -306,14 +306,11 @@ def _check_modules(site: Site, rf: ReleaseFile) -> Iterator[Problem]:
 
     for g, group in enumerate(rf.release.groups, start=1):
         yield from unknown(f"groups[{g}].module", group.module)
-        for a, article in enumerate(group.articles, start=1):
-            field = f"groups[{g}].articles[{a}].module"
-            if article.module is None and group.module is None:
-                why = "an article needs a module: set module on the article or on its group"
-                yield Problem(rf.path, field, why)
-            yield from unknown(field, article.module)
-        for n, note in enumerate(group.notes, start=1):
-            yield from unknown(f"groups[{g}].notes[{n}].module", note.module)
+    for where, group, change in rf.release.changes():
+        if isinstance(change, Article) and change.module is None and group.module is None:
+            why = "an article needs a module: set module on the article or on its group"
+            yield Problem(rf.path, f"{where}.module", why)
+        yield from unknown(f"{where}.module", change.module)
 
 
 # What the check across files needs of one change: (date, id, kind, field).
@@ -323,13 +320,9 @@ IdKey = tuple[str, str, str, str]
 def release_keys(rf: ReleaseFile) -> tuple[IdKey, ...]:
     """Each change of ``rf`` as the uniqueness check sees it."""
     day = rf.date.isoformat()
-    keys: list[IdKey] = []
-    for g, group in enumerate(rf.release.groups, start=1):
-        for i, article in enumerate(group.articles, start=1):
-            keys.append((day, article.id, group.kind, f"groups[{g}].articles[{i}]"))
-        for i, note in enumerate(group.notes, start=1):
-            keys.append((day, note.id, group.kind, f"groups[{g}].notes[{i}]"))
-    return tuple(keys)
+    return tuple(
+        (day, change.id, group.kind, where) for where, group, change in rf.release.changes()
+    )
 
 
 def check_unique_ids(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Problem]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -294,6 +294,14 @@ class Release(_Model):
 
     date: dt.date
     groups: tuple[Group, ...] = Field(min_length=1)
+
+    def changes(self) -> Iterator[tuple[str, Group, Article | Note]]:
+        """Each change in page order, with where it is: ``groups[1].articles[2]``."""
+        for g, group in enumerate(self.groups, start=1):
+            for i, article in enumerate(group.articles, start=1):
+                yield f"groups[{g}].articles[{i}]", group, article
+            for i, note in enumerate(group.notes, start=1):
+                yield f"groups[{g}].notes[{i}]", group, note
 
 
 # Site settings: entries/site.toml
