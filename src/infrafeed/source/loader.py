@@ -112,12 +112,7 @@ def release_of(file: EntryFile, site: Site | None, problems: list[Problem]) -> R
     return _release(file.shown, named, data, site, problems) if data is not None else None
 
 
-def from_data(
-    site: Mapping[str, Any],
-    releases: Mapping[str, Mapping[str, Any]],
-    *,
-    site_name: str = SITE_FILE,
-) -> Changelog:
+def from_data(site: Mapping[str, Any], releases: Mapping[str, Mapping[str, Any]]) -> Changelog:
     """Validate settings and releases already read as TOML tables, as :func:`load` does.
 
     ``releases`` maps each release's file name as messages show it (``entries/2026/
@@ -125,7 +120,7 @@ def from_data(
     including text no TOML file can carry.
     """
     problems: list[Problem] = []
-    valid = _validate(Site, dict(site), site_name, problems)
+    valid = _validate(Site, dict(site), SITE_FILE, problems)
     found = []
     for name, data in releases.items():
         named = _named(name, problems)
