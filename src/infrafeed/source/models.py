@@ -12,7 +12,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
@@ -30,7 +30,7 @@ from . import inline
 from .urls import check_reference
 
 Kind = Literal["new", "revised", "restructured", "major", "improved", "launch", "init"]
-KINDS: tuple[Kind, ...] = ("new", "revised", "restructured", "major", "improved", "launch", "init")
+KINDS: tuple[Kind, ...] = get_args(Kind)
 
 MAX_LINE = 500  # titles, labels, ids: one line each
 MAX_TEXT = 5_000  # summaries, context lines, notes
