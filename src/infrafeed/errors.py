@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Problem:
     """One thing wrong with one input file, reported as ``path: field: message``."""
 
