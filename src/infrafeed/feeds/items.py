@@ -22,7 +22,8 @@ from ..source.urls import absolute
 
 # A release is dated at noon in the site's time zone: the same calendar day from
 # UTC-12 to UTC+12. Its items are one second apart, first newest, so readers that
-# sort by date keep the page's order. A second release of the day starts an hour later.
+# sort by date keep the page's order. A second release of the day starts an hour later
+# (so a day holds at most 12: models.MAX_RELEASES_PER_DAY).
 _RELEASE_HOUR = 12
 # A note's title is its first clause: cut after this many characters at the
 # first ": ", "; ", ". ", ", " or " — ", or at a space before _TITLE_MAX.

@@ -23,11 +23,12 @@ from pydantic import BaseModel, ValidationError
 from .. import __version__
 from ..errors import DataError, Problem
 from .files import SITE_FILE, EntryFile, Snapshot, read_entries, utf8_text
-from .models import MAX_ITEMS_PER_RELEASE, Article, Release, Site
+from .models import MAX_ITEMS_PER_RELEASE, MAX_RELEASES_PER_DAY, Article, Release, Site
 
 M = TypeVar("M", bound=BaseModel)
 
 # A release file is named by its date; a second release on the same date adds "-2".
+# Numbers up to 99 are read, so that one past the limit is told so, not called misnamed.
 _RELEASE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-([2-9]|[1-9]\d))?\.toml$")
 _MISNAMED = (
     "a release file is named by its date, YYYY-MM-DD.toml "
@@ -134,6 +135,13 @@ def _named(name: str, problems: list[Problem]) -> Match[str] | None:
     named = _RELEASE_NAME.match(PurePosixPath(name).name)
     if named is None:
         problems.append(Problem(name, "(file name)", _MISNAMED))
+    elif int(named.group(2) or 1) > MAX_RELEASES_PER_DAY:
+        day, most = named.group(1), MAX_RELEASES_PER_DAY
+        why = (
+            f"at most {most} releases a day: number them {day}-2.toml to {day}-{most}.toml; "
+            f"put this one's changes in {day}-{most}.toml or release them on a later day"
+        )
+        problems.append(Problem(name, "(file name)", why))
     return named
 
 

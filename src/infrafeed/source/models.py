@@ -35,6 +35,7 @@ KINDS: tuple[Kind, ...] = get_args(Kind)
 MAX_LINE = 500  # titles, labels, ids: one line each
 MAX_TEXT = 5_000  # summaries, context lines, notes
 MAX_ITEMS_PER_RELEASE = 3_600  # items of a release are one second apart (feeds/items.py)
+MAX_RELEASES_PER_DAY = 12  # the N-th is dated N-1 hours after noon: the 13th, the next day
 
 # XML 1.0 (section 2.2) forbids these; feeds must not carry control characters,
 # which readers do not show, nor the noncharacters XML 1.0 discourages.
