@@ -9,6 +9,7 @@ from pathlib import Path
 from ..errors import InfraFeedError
 from ..publish.files import write_atomic
 from .files import SITE_FILE
+from .models import MAX_RELEASES_PER_DAY
 
 
 def write_template(entries: Path, date: dt.date) -> Path:
@@ -27,7 +28,13 @@ def write_template(entries: Path, date: dt.date) -> Path:
         write_atomic(target, (template.format(date=name).encode(),), overwrite=False)
     except FileExistsError:
         taken = {p.stem for p in folder.glob(f"{name}*.toml")}
-        free = next(f"{name}-{n}" for n in range(2, 100) if f"{name}-{n}" not in taken)
+        later = (f"{name}-{n}" for n in range(2, MAX_RELEASES_PER_DAY + 1))
+        free = next((stem for stem in later if stem not in taken), None)
+        if free is None:
+            raise InfraFeedError(
+                f"{target.as_posix()} to {name}-{MAX_RELEASES_PER_DAY}.toml already exist, as "
+                "many releases as a day can have; edit one of them, or give --date a later day"
+            ) from None
         raise InfraFeedError(
             f"{target.as_posix()} already exists; edit it, or write a later "
             f"release of that day as {(folder / free).as_posix()}.toml"
