@@ -17,11 +17,12 @@ from hypothesis import strategies as st
 from markdown_it.tree import SyntaxTreeNode
 from pydantic import ValidationError
 
+from changelog_kit import render_page
 from conftest import DATA, SHIPPED_ENTRIES
 from infrafeed.build import build
 from infrafeed.changelog.markdown import inline_markdown, link_destination, plain_markdown
 from infrafeed.changelog.markdown_reader import markdown_parser, read_nodes
-from infrafeed.changelog.page import assemble_page, release_section, render_page
+from infrafeed.changelog.page import assemble_page, release_section
 from infrafeed.source import inline
 from infrafeed.source.loader import Changelog, ReleaseFile, load
 from infrafeed.source.models import Group, Note, PageSettings, Release

@@ -194,6 +194,24 @@ def test_messages_say_what_is_so(
     assert f"{path.as_posix()}: {message}" in stderr.splitlines()
 
 
+def test_new_never_names_a_release_past_the_last_of_a_day(
+    small_site: Path, run_cli: RunCli
+) -> None:
+    folder = small_site / "2026"
+    for name in ["2026-11-30", *(f"2026-11-30-{n}" for n in range(2, 12))]:
+        (folder / f"{name}.toml").touch()
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert (code, out) == (1, "")
+    assert err.endswith(f"as {(folder / '2026-11-30-12.toml').as_posix()}\n")
+    (folder / "2026-11-30-12.toml").touch()
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"infrafeed: {(folder / '2026-11-30.toml').as_posix()} to 2026-11-30-12.toml already "
+        "exist, as many releases as a day can have; edit one of them, or give --date a later day\n"
+    )
+
+
 def test_one_of_a_thing_is_said_in_the_singular(tmp_path: Path, run_cli: RunCli) -> None:
     entries = tmp_path / "entries"
     shutil.copytree(Path(__file__).parent / "data" / "small-site" / "entries", entries)

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from changelog_kit import render_page
 from conftest import DATA, SHIPPED_ENTRIES, SMALL_SITE, RunCli
 from infrafeed.build import build
 from infrafeed.changelog.importer import import_page
 from infrafeed.changelog.mapping import to_releases
-from infrafeed.changelog.page import render_page
 from infrafeed.changelog.reader import read_page
 from infrafeed.errors import PageError
 from infrafeed.source import inline

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from infrafeed.errors import DataError
+from infrafeed.feeds.items import build_items
 from infrafeed.source.files import read_entries
 from infrafeed.source.loader import load
 from infrafeed.source.models import Article
@@ -272,6 +273,22 @@ def test_file_not_named_by_date(small_site: Path) -> None:
     assert problems(small_site) == [
         f"{path}: (file name): a release file is named by its date, YYYY-MM-DD.toml "
         "(or YYYY-MM-DD-2.toml for a second release that day)"
+    ]
+
+
+def test_at_most_twelve_releases_a_day(small_site: Path) -> None:
+    # A day's N-th release is dated N-1 hours after noon: a 13th would be dated the next day.
+    twelfth = write_release(small_site, GOOD_RELEASE, name="2026-11-07-12.toml")
+    changelog = load(small_site)
+    assert (changelog.releases[0].anchor, changelog.releases[0].sequence) == ("2026-11-07-12", 12)
+    dated = {i.published.date() for i in build_items(changelog) if i.source.startswith(twelfth)}
+    assert dated == {dt.date(2026, 11, 7)}
+    text = GOOD_RELEASE.replace('"cuda-reduce"', '"cuda-scan"')
+    thirteenth = write_release(small_site, text, name="2026-11-07-13.toml")
+    assert problems(small_site) == [
+        f"{thirteenth}: (file name): at most 12 releases a day: number them 2026-11-07-2.toml "
+        "to 2026-11-07-12.toml; put this one's changes in 2026-11-07-12.toml or release them "
+        "on a later day"
     ]
 
 

@@ -15,6 +15,7 @@ The library does the work; the ``infrafeed`` command is a thin layer over it::
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -49,14 +50,10 @@ __all__ = [
     "load",
 ]
 
+_LAZY = {"load": ".source.loader", "import_page": ".changelog.importer"}  # name: its module
+
 
 def __getattr__(name: str) -> Any:
-    if name == "load":
-        from .source.loader import load
-
-        return load
-    if name == "import_page":
-        from .changelog.importer import import_page
-
-        return import_page
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
     raise AttributeError(f"module 'infrafeed' has no attribute {name!r}")

@@ -10,15 +10,12 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import NamedTuple
 
 
-def _utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
-
-
 class Clock(NamedTuple):
-    now: Callable[[], dt.datetime] = _utc_now  # timezone-aware
+    now: Callable[[], dt.datetime] = partial(dt.datetime.now, dt.UTC)  # timezone-aware
     monotonic: Callable[[], float] = time.monotonic  # seconds, for deadlines
     sleep: Callable[[float], None] = time.sleep
 

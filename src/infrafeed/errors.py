@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Problem:
     """One thing wrong with one input file, reported as ``path: field: message``."""
 
@@ -39,21 +39,19 @@ def _in_order(problem: Problem) -> tuple[object, ...]:
 class DataError(InfraFeedError):
     """The entries or the site settings are invalid; carries every problem found."""
 
-    def __init__(self, problems: list[Problem]) -> None:
-        self.problems = sorted(problems, key=_in_order)
+    _order = staticmethod(_in_order)  # how the problems are sorted
+
+    def __init__(self, problems: list[Problem], source: str = "the entries") -> None:
+        self.problems = sorted(problems, key=self._order)
         count = len(self.problems)
-        super().__init__(f"{count} problem{'s' if count != 1 else ''} in the entries")
+        super().__init__(f"{count} problem{'s' if count != 1 else ''} in {source}")
 
 
 class PageError(DataError):
     """A changelog page cannot be imported; carries every problem found in it."""
 
-    def __init__(self, problems: list[Problem], source: str) -> None:
-        super().__init__(problems)
-        # One page: its problems read best in the order of its lines.
-        self.problems = sorted(problems, key=lambda p: (p.line or 0, p.field, p.message))
-        count = len(self.problems)
-        self.args = (f"{count} problem{'s' if count != 1 else ''} in {source}",)
+    # One page: its problems read best in the order of its lines.
+    _order = staticmethod(lambda problem: (problem.line or 0, problem.field, problem.message))
 
 
 class GuardError(InfraFeedError):

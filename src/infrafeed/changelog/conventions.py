@@ -60,6 +60,12 @@ def fold(text: str) -> str:
     return " ".join(text.split()).casefold().rstrip("".join(COLONS)).rstrip()
 
 
+def article_starts(label: str) -> tuple[str, ...]:
+    """How an article's bullet starts, NFC and case folded: ``label`` or a known one, a colon."""
+    labels = (unicodedata.normalize("NFC", name).casefold() for name in (label, *ARTICLE_LABELS))
+    return tuple(name + colon for name in labels for colon in COLONS)
+
+
 def release_heading(day: dt.date, sequence: int) -> str:
     """The heading text of a release: its id on the page is ``ReleaseFile.anchor``."""
     return day.isoformat() if sequence == 1 else f"{day.isoformat()} ({sequence})"

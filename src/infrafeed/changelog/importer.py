@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..errors import DataError, PageError, Problem, PublishError
 from ..publish.files import write_atomic
+from ..source.files import utf8_text
 from ..source.loader import load_site, release_name
 from .mapping import to_releases
 from .reader import read_page
@@ -71,14 +72,11 @@ def import_page(page: Path, entries: Path, *, overwrite: bool = False) -> Import
 
 def _read(page: Path, source: str) -> str:
     try:
-        raw = page.read_bytes().removeprefix(b"\xef\xbb\xbf")
-        return raw.decode("utf-8")
+        return utf8_text(page.read_bytes(), source, "page")
     except FileNotFoundError:
         problem = Problem(source, "(file)", "no such file")
     except OSError as exc:
         problem = Problem(source, "(file)", f"cannot be read: {exc.strerror}")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        message = f"is not UTF-8 (byte 0x{raw[exc.start]:02x}); save the page as UTF-8"
-        problem = Problem(source, "(file)", message, line)
+    except DataError as exc:  # not UTF-8
+        raise PageError(exc.problems, source) from None
     raise PageError([problem], source)

@@ -28,7 +28,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from ..source.inline import Code, Emphasis, Link, Node, Strong, Text, longest_run
+from ..source.inline import Code, Emphasis, Link, Node, Strong, Text, code_span, merged
 
 # CommonMark reads these anywhere in a line: escape them always.
 _ALWAYS = frozenset("\\`*[]<|~$")
@@ -119,7 +119,7 @@ class _Writer:
             node = found[index]
             if isinstance(node, Emphasis | Strong) and not self.flanked(found, index, in_link):
                 found[index : index + 1] = node.children
-                found = _merged(found)
+                found = merged(found)
                 index = 0
             else:
                 index += 1
@@ -133,9 +133,8 @@ class _Writer:
             return False
         # Delimiter runs that touch ("***", "*a**b*") are paired by rules our
         # nodes cannot steer.
-        if isinstance(node.children[0], Emphasis | Strong) or isinstance(
-            node.children[-1], Emphasis | Strong
-        ):
+        first, last = node.children[0], node.children[-1]
+        if isinstance(first, Emphasis | Strong) or isinstance(last, Emphasis | Strong):
             return False
         before = self.nodes(tuple(nodes[:index]), line_start=False, in_link=in_link)
         inner = self.nodes(node.children, line_start=False, in_link=in_link)
@@ -149,12 +148,10 @@ class _Writer:
         if "\n" not in text and "\r" not in text:
             return self.line(text, line_start=line_start)  # most texts: one line
         text = _BLANK_LINES.sub("\n", text.replace("\r\n", "\n").replace("\r", "\n"))
-        out: list[str] = []
-        for number, line in enumerate(text.split("\n")):
-            if number:
-                out.append("\n")
-            out.append(self.line(line, line_start=line_start or number > 0))
-        return "".join(out)
+        return "\n".join(
+            self.line(line, line_start=line_start or number > 0)
+            for number, line in enumerate(text.split("\n"))
+        )
 
     def line(self, line: str, *, line_start: bool) -> str:
         escaped = _SPECIAL.sub(_escaped, line)
@@ -174,24 +171,7 @@ class _Writer:
         code = code.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
         if self.in_table:
             code = code.replace("|", "\\|")
-        fence = "`" * (longest_run(code, "`") + 1)
-        pad = (
-            code.startswith("`")
-            or code.endswith("`")
-            or (code.startswith(" ") and code.endswith(" ") and code.strip(" ") != "")
-        )
-        space = " " if pad else ""
-        return f"{fence}{space}{code}{space}{fence}"
-
-
-def _merged(nodes: list[Node]) -> list[Node]:
-    merged: list[Node] = []
-    for node in nodes:
-        if isinstance(node, Text) and merged and isinstance(merged[-1], Text):
-            merged[-1] = Text(merged[-1].text + node.text)
-        else:
-            merged.append(node)
-    return merged
+        return code_span(code)
 
 
 def _escaped(found: re.Match[str]) -> str:

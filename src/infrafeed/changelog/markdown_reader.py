@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
-from ..source.inline import Code, Emphasis, Link, Node, Strong, Text, to_text
+from ..source.inline import Code, Emphasis, Link, Node, Strong, Text, merged, to_text
 from ..source.urls import check_reference
 from .markdown import SPLIT
 
@@ -92,13 +92,7 @@ def read_nodes(pieces: Sequence[Piece], line: int, warn: Warn) -> tuple[Node, ..
                 out += [*plain("".join(texts)), *node(piece)]
                 texts.clear()
         out += plain("".join(texts))
-        merged: list[Node] = []
-        for found in out:
-            if isinstance(found, Text) and merged and isinstance(merged[-1], Text):
-                merged[-1] = Text(merged[-1].text + found.text)
-            elif not isinstance(found, Text) or found.text:
-                merged.append(found)
-        return tuple(merged)
+        return tuple(found for found in merged(out) if found != Text(""))
 
     def node(node: SyntaxTreeNode) -> tuple[Node, ...]:
         kind, children = node.type, run(node.children)

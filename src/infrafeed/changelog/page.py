@@ -15,26 +15,17 @@ from functools import partial
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from ..source import inline
-from ..source.loader import Changelog, ReleaseFile
+from ..source.loader import ReleaseFile
 from ..source.models import Article, Group, Note, Site
 from .conventions import (
-    ARTICLE_LABELS,
     ARTICLE_NUMBER,
-    COLONS,
     SEPARATOR,
     AnnotationValue,
+    article_starts,
     format_annotation,
     release_heading,
 )
 from .markdown import inline_markdown, link_destination, plain_markdown
-
-
-def render_page(changelog: Changelog) -> bytes:
-    """The page: front matter, intro, then one :func:`release_section` per release."""
-    site = changelog.site
-    sections = [release_section(site, rf).encode() for rf in changelog.releases]
-    oldest = changelog.releases[-1].date if changelog.releases else None
-    return b"".join(assemble_page(site, sections, oldest))
 
 
 def assemble_page(site: Site, sections: Sequence[bytes], oldest: dt.date | None) -> list[bytes]:
@@ -65,7 +56,7 @@ def assemble_page(site: Site, sections: Sequence[bytes], oldest: dt.date | None)
 
 def release_section(site: Site, rf: ReleaseFile) -> str:
     """The Markdown of one release: its heading, its groups and their bullets, then a newline."""
-    section = _Section(site, rf)
+    section = _Section(site)
     out = [f"## {release_heading(rf.date, rf.sequence)}", ""]
     groups = rf.release.groups
     for index, group in enumerate(groups):
@@ -79,12 +70,11 @@ _yaml_string = partial(json.dumps, ensure_ascii=False)
 class _Section:
     """Writes the groups of one release; what its bullets share is worked out once."""
 
-    def __init__(self, site: Site, rf: ReleaseFile) -> None:
-        self.site, self.rf = site, rf
+    def __init__(self, site: Site) -> None:
+        self.site = site
         self.resolve = _page_reference(site)
         self.article_label = plain_markdown(site.page.article_label)
-        labels = (site.page.article_label, *ARTICLE_LABELS)
-        self.starts = tuple(label.casefold() + colon for label in labels for colon in COLONS)
+        self.starts = article_starts(site.page.article_label)
 
     def group(self, group: Group, new_kind: bool) -> list[str]:
         out: list[str] = []
@@ -120,7 +110,7 @@ class _Section:
         if note.summary:
             line += SEPARATOR + self.markdown(note.summary, 2, line_start=False)
         # A note that starts like an article's bullet says it is a note.
-        like_article = inline.to_text(self.rf.nodes(note.text)).casefold().startswith(self.starts)
+        like_article = inline.to_text(inline.parse(note.text)).casefold().startswith(self.starts)
         fields = _fields(note, "id", "module", "title", "page", note=like_article)
         out = [f"- {line} {format_annotation(fields)}"]
         out += [f"  - {self.markdown(detail, 4)}" for detail in note.details]
@@ -133,7 +123,7 @@ class _Section:
 
     def markdown(self, text: str, indent: int = 0, **options: bool) -> str:
         """Inline Markdown of an entry text, its later lines indented under their bullet."""
-        markdown = inline_markdown(self.rf.nodes(text), resolve=self.resolve, **options)
+        markdown = inline_markdown(inline.parse(text), resolve=self.resolve, **options)
         return markdown.replace("\n", "\n" + " " * indent)
 
 

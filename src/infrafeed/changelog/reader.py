@@ -20,13 +20,13 @@ from ..errors import Problem
 from ..source import inline
 from ..source.models import Kind, Site
 from .conventions import (
-    ARTICLE_LABELS,
     ARTICLE_NUMBER,
     COLONS,
     HEADINGS,
     SEPARATOR,
     AnnotationError,
     AnnotationValue,
+    article_starts,
     fold,
     parse_annotation,
     parse_release_heading,
@@ -114,8 +114,7 @@ class _Reader:
         named = {kind: (label.heading, *label.headings) for kind, label in site.kinds.items()}
         headings = [*HEADINGS.items(), *named.items()]  # the site's win where both name one
         self.kinds = {fold(name): kind for kind, names in headings for name in names}
-        labels = (site.page.article_label, *ARTICLE_LABELS)
-        self.labels = tuple(_case(label) + colon for label in labels for colon in COLONS)
+        self.labels = article_starts(site.page.article_label)
         self.releases: list[PageRelease] = []
         self.errors: list[Problem] = []
         self.warnings: list[Problem] = []

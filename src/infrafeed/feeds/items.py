@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import html
-import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,7 +22,8 @@ from ..source.urls import absolute
 
 # A release is dated at noon in the site's time zone: the same calendar day from
 # UTC-12 to UTC+12. Its items are one second apart, first newest, so readers that
-# sort by date keep the page's order. A second release of the day starts an hour later.
+# sort by date keep the page's order. A second release of the day starts an hour later
+# (so a day holds at most 12: models.MAX_RELEASES_PER_DAY).
 _RELEASE_HOUR = 12
 # A note's title is its first clause: cut after this many characters at the
 # first ": ", "; ", ". ", ", " or " — ", or at a space before _TITLE_MAX.
@@ -87,18 +87,12 @@ class ItemMaker:
         day = rf.date
         start = dt.datetime(day.year, day.month, day.day, _RELEASE_HOUR, tzinfo=self.zone)
         start += dt.timedelta(hours=rf.sequence - 1)
-        seconds = itertools.count()
-        for g, group in enumerate(rf.release.groups, start=1):
-            changes: list[tuple[str, Article | Note]] = [
-                (f"articles[{i}]", article) for i, article in enumerate(group.articles, 1)
-            ]
-            changes += [(f"notes[{i}]", note) for i, note in enumerate(group.notes, 1)]
-            for where, change in changes:
-                published = start - dt.timedelta(seconds=next(seconds))
-                yield self._item(rf, group, change, published, f"{rf.path} groups[{g}].{where}")
+        for second, (where, group, change) in enumerate(rf.release.changes()):
+            published = start - dt.timedelta(seconds=second)
+            yield self._item(rf, group, change, published, f"{rf.path} {where}")
 
-    def _html(self, rf: ReleaseFile, text: str) -> str:
-        return inline.to_html(rf.nodes(text), self.url)
+    def _html(self, text: str) -> str:
+        return inline.to_html(inline.parse(text), self.url)
 
     def _item(
         self, rf: ReleaseFile, group: Group, change: Article | Note, at: dt.datetime, where: str
@@ -110,8 +104,9 @@ class ItemMaker:
         link = f"{self.changelog}#{rf.anchor}" if change.page is None else self.url(change.page)
         parts, summary, shown = [], None, None
         if isinstance(change, Note):
-            text = self._html(rf, change.text)
-            plain = inline.to_text(rf.nodes(change.text))
+            nodes = inline.parse(change.text)
+            text = inline.to_html(nodes, self.url)
+            plain = inline.to_text(nodes)
             heading = change.title or first_clause(plain)
             parts.append(f"<p>{text}</p>")
             shown = None if heading == plain else text  # the whole text, under a shorter title
@@ -119,23 +114,24 @@ class ItemMaker:
             chapter = change.chapter or group.chapter
             heading = f"{change.number} {change.title}" if change.number else change.title
         if change.summary:
-            summary = inline.to_text(rf.nodes(change.summary))
-            more = self._html(rf, change.summary)
+            nodes = inline.parse(change.summary)
+            summary = inline.to_text(nodes)
+            more = inline.to_html(nodes, self.url)
             parts.append(f"<p>{more}</p>")
             shown = more if shown is None else f"{shown} | {more}"
         if isinstance(change, Note) and change.details:
-            rows = "".join(f"<li>{self._html(rf, d)}</li>" for d in change.details)
+            rows = "".join(f"<li>{self._html(d)}</li>" for d in change.details)
             parts.append(f"<ul>{rows}</ul>")
         if isinstance(change, Note) and change.table is not None:
             head = "".join(f"<th>{html.escape(h, quote=False)}</th>" for h in change.table.header)
             rows = "".join(
-                "<tr>" + "".join(f"<td>{self._html(rf, c)}</td>" for c in row) + "</tr>"
+                "<tr>" + "".join(f"<td>{self._html(c)}</td>" for c in row) + "</tr>"
                 for row in change.table.rows
             )
             parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
         if group.context is not None:
             # The context introduced the page's list ("…:"): here it stands alone.
-            context = self._html(rf, group.context).rstrip().rstrip(":：").rstrip()
+            context = self._html(group.context).rstrip().rstrip(":：").rstrip()
             parts.append(f"<blockquote><p>{context}</p></blockquote>")
         place = [site.module_label(module)] if module is not None else []
         place += [f"{labels.chapter} {chapter}"] if chapter is not None else []

@@ -13,6 +13,8 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
+from ..errors import DataError, Problem
+
 SITE_FILE = "site.toml"
 # The id guard's memory, kept in git beside the releases (publish/manifest.py).
 PUBLISHED = "published-ids.txt"
@@ -90,6 +92,17 @@ def read_entries(entries: Path, version: str) -> Snapshot:
     return Snapshot(
         entries, site, releases, published, tuple(problems), tuple(ignored), digest.hexdigest()
     )
+
+
+def utf8_text(data: bytes, shown: str, noun: str) -> str:
+    """``data`` as text; raise :class:`DataError` naming the line of a byte that is not UTF-8."""
+    raw = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark, as some editors write
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        why = f"is not UTF-8 (byte 0x{raw[exc.start]:02x}); save the {noun} as UTF-8"
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DataError([Problem(shown, "(file)", why, line)]) from None
 
 
 def _read(item: os.DirEntry[str], root: str, limit: int | None) -> tuple[bytes | None, str | None]:

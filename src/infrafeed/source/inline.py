@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import html
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -254,6 +254,17 @@ class _Parser:
         return Link(tuple(self.nodes(pos + 1, label_end, depth + 1)), url), close + 1
 
 
+def merged(nodes: Iterable[Node]) -> list[Node]:
+    """``nodes`` with each run of adjacent texts joined into one text."""
+    out: list[Node] = []
+    for node in nodes:
+        if isinstance(node, Text) and out and isinstance(out[-1], Text):
+            out[-1] = Text(out[-1].text + node.text)
+        else:
+            out.append(node)
+    return out
+
+
 def to_html(nodes: tuple[Node, ...], resolve: Callable[[str], str]) -> str:
     """HTML with every text escaped; ``resolve`` turns a link target into an absolute URL."""
     parts: list[str] = []
@@ -292,12 +303,7 @@ def to_markdown(nodes: tuple[Node, ...]) -> str:
         if isinstance(node, Text):
             parts.append("".join("\\" + ch if ch in _ESCAPED_ON_OUTPUT else ch for ch in node.text))
         elif isinstance(node, Code):
-            code = node.code
-            fence = "`" * (longest_run(code, "`") + 1)
-            # Padded when a space would be stripped on reading, or a "`" would join the fence.
-            spaced = code.startswith(" ") and code.endswith(" ") and code.strip(" ") != ""
-            pad = " " if spaced or code.startswith("`") or code.endswith("`") else ""
-            parts.append(f"{fence}{pad}{code}{pad}{fence}")
+            parts.append(code_span(node.code))
         elif isinstance(node, Emphasis):
             parts.append(f"*{to_markdown(node.children)}*")
         elif isinstance(node, Strong):
@@ -308,6 +314,11 @@ def to_markdown(nodes: tuple[Node, ...]) -> str:
     return "".join(parts)
 
 
-def longest_run(text: str, ch: str) -> int:
-    """The longest run of ``ch`` in ``text``: a code fence must be one longer."""
-    return max((len(run) for run in re.findall(re.escape(ch) + "+", text)), default=0)
+def code_span(code: str) -> str:
+    """``code`` in a code span that :func:`parse` (and CommonMark) reads back as ``code``."""
+    # The fence is longer than any run of backticks inside.
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(code)), default=0) + 1)
+    # Padded when a space would be stripped on reading, or a "`" would join the fence.
+    spaced = code.startswith(" ") and code.endswith(" ") and code.strip(" ") != ""
+    pad = " " if spaced or code.startswith("`") or code.endswith("`") else ""
+    return f"{fence}{pad}{code}{pad}{fence}"

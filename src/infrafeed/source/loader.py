@@ -22,13 +22,13 @@ from pydantic import BaseModel, ValidationError
 
 from .. import __version__
 from ..errors import DataError, Problem
-from . import inline
-from .files import SITE_FILE, EntryFile, Snapshot, read_entries
-from .models import MAX_ITEMS_PER_RELEASE, Release, Site
+from .files import SITE_FILE, EntryFile, Snapshot, read_entries, utf8_text
+from .models import MAX_ITEMS_PER_RELEASE, MAX_RELEASES_PER_DAY, Article, Release, Site
 
 M = TypeVar("M", bound=BaseModel)
 
 # A release file is named by its date; a second release on the same date adds "-2".
+# Numbers up to 99 are read, so that one past the limit is told so, not called misnamed.
 _RELEASE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-([2-9]|[1-9]\d))?\.toml$")
 _MISNAMED = (
     "a release file is named by its date, YYYY-MM-DD.toml "
@@ -58,10 +58,6 @@ class ReleaseFile:
     def anchor(self) -> str:
         """The id of the release's heading on the changelog page."""
         return release_name(self.date, self.sequence)
-
-    def nodes(self, text: str) -> tuple[inline.Node, ...]:
-        """The inline nodes of one of the release's Markdown texts (validated: it parses)."""
-        return inline.parse(text)
 
 
 @dataclass(frozen=True)
@@ -117,12 +113,7 @@ def release_of(file: EntryFile, site: Site | None, problems: list[Problem]) -> R
     return _release(file.shown, named, data, site, problems) if data is not None else None
 
 
-def from_data(
-    site: Mapping[str, Any],
-    releases: Mapping[str, Mapping[str, Any]],
-    *,
-    site_name: str = SITE_FILE,
-) -> Changelog:
+def from_data(site: Mapping[str, Any], releases: Mapping[str, Mapping[str, Any]]) -> Changelog:
     """Validate settings and releases already read as TOML tables, as :func:`load` does.
 
     ``releases`` maps each release's file name as messages show it (``entries/2026/
@@ -130,7 +121,7 @@ def from_data(
     including text no TOML file can carry.
     """
     problems: list[Problem] = []
-    valid = _validate(Site, dict(site), site_name, problems)
+    valid = _validate(Site, dict(site), SITE_FILE, problems)
     found = []
     for name, data in releases.items():
         named = _named(name, problems)
@@ -144,6 +135,13 @@ def _named(name: str, problems: list[Problem]) -> Match[str] | None:
     named = _RELEASE_NAME.match(PurePosixPath(name).name)
     if named is None:
         problems.append(Problem(name, "(file name)", _MISNAMED))
+    elif int(named.group(2) or 1) > MAX_RELEASES_PER_DAY:
+        day, most = named.group(1), MAX_RELEASES_PER_DAY
+        why = (
+            f"at most {most} releases a day: number them {day}-2.toml to {day}-{most}.toml; "
+            f"put this one's changes in {day}-{most}.toml or release them on a later day"
+        )
+        problems.append(Problem(name, "(file name)", why))
     return named
 
 
@@ -185,12 +183,10 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
     if file.data is None:
         problems.append(Problem(file.shown, "(file)", file.problem or "cannot be read"))
         return None
-    raw = file.data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark, as some editors write
     try:
-        return tomli.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        why = f"is not UTF-8 (byte 0x{raw[exc.start]:02x}); save the file as UTF-8"
-        problems.append(Problem(file.shown, "(file)", why, raw[: exc.start].count(b"\n") + 1))
+        return tomli.loads(utf8_text(file.data, file.shown, "file"))
+    except DataError as exc:  # not UTF-8
+        problems.extend(exc.problems)
     except RecursionError:
         # The parser recurses per level of inline arrays and tables: a file of
         # "[[[[..." must be refused like any other bad TOML, not crash the build.
@@ -313,14 +309,11 @@ def _check_modules(site: Site, rf: ReleaseFile) -> Iterator[Problem]:
 
     for g, group in enumerate(rf.release.groups, start=1):
         yield from unknown(f"groups[{g}].module", group.module)
-        for a, article in enumerate(group.articles, start=1):
-            field = f"groups[{g}].articles[{a}].module"
-            if article.module is None and group.module is None:
-                why = "an article needs a module: set module on the article or on its group"
-                yield Problem(rf.path, field, why)
-            yield from unknown(field, article.module)
-        for n, note in enumerate(group.notes, start=1):
-            yield from unknown(f"groups[{g}].notes[{n}].module", note.module)
+    for where, group, change in rf.release.changes():
+        if isinstance(change, Article) and change.module is None and group.module is None:
+            why = "an article needs a module: set module on the article or on its group"
+            yield Problem(rf.path, f"{where}.module", why)
+        yield from unknown(f"{where}.module", change.module)
 
 
 # What the check across files needs of one change: (date, id, kind, field).
@@ -330,13 +323,9 @@ IdKey = tuple[str, str, str, str]
 def release_keys(rf: ReleaseFile) -> tuple[IdKey, ...]:
     """Each change of ``rf`` as the uniqueness check sees it."""
     day = rf.date.isoformat()
-    keys: list[IdKey] = []
-    for g, group in enumerate(rf.release.groups, start=1):
-        for i, article in enumerate(group.articles, start=1):
-            keys.append((day, article.id, group.kind, f"groups[{g}].articles[{i}]"))
-        for i, note in enumerate(group.notes, start=1):
-            keys.append((day, note.id, group.kind, f"groups[{g}].notes[{i}]"))
-    return tuple(keys)
+    return tuple(
+        (day, change.id, group.kind, where) for where, group, change in rf.release.changes()
+    )
 
 
 def check_unique_ids(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Problem]:

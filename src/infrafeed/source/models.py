@@ -10,9 +10,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
@@ -30,11 +30,12 @@ from . import inline
 from .urls import check_reference
 
 Kind = Literal["new", "revised", "restructured", "major", "improved", "launch", "init"]
-KINDS: tuple[Kind, ...] = ("new", "revised", "restructured", "major", "improved", "launch", "init")
+KINDS: tuple[Kind, ...] = get_args(Kind)
 
 MAX_LINE = 500  # titles, labels, ids: one line each
 MAX_TEXT = 5_000  # summaries, context lines, notes
 MAX_ITEMS_PER_RELEASE = 3_600  # items of a release are one second apart (feeds/items.py)
+MAX_RELEASES_PER_DAY = 12  # the N-th is dated N-1 hours after noon: the 13th, the next day
 
 # XML 1.0 (section 2.2) forbids these; feeds must not carry control characters,
 # which readers do not show, nor the noncharacters XML 1.0 discourages.
@@ -294,6 +295,14 @@ class Release(_Model):
 
     date: dt.date
     groups: tuple[Group, ...] = Field(min_length=1)
+
+    def changes(self) -> Iterator[tuple[str, Group, Article | Note]]:
+        """Each change in page order, with where it is: ``groups[1].articles[2]``."""
+        for g, group in enumerate(self.groups, start=1):
+            for i, article in enumerate(group.articles, start=1):
+                yield f"groups[{g}].articles[{i}]", group, article
+            for i, note in enumerate(group.notes, start=1):
+                yield f"groups[{g}].notes[{i}]", group, note
 
 
 # Site settings: entries/site.toml

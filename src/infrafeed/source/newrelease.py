@@ -8,30 +8,37 @@ from pathlib import Path
 
 from ..errors import InfraFeedError
 from ..publish.files import write_atomic
+from .files import SITE_FILE
+from .models import MAX_RELEASES_PER_DAY
 
 
 def write_template(entries: Path, date: dt.date) -> Path:
     """Create the release file for ``date`` from the template; never touch an existing file."""
-    if not (entries / "site.toml").is_file():
+    if not (entries / SITE_FILE).is_file():
         raise InfraFeedError(
             f"{entries.as_posix()}: no site.toml here; give --entries the folder that holds "
             "site.toml and the release files"
         )
     folder = entries / f"{date:%Y}"
     name = date.isoformat()
+    target = folder / f"{name}.toml"
     template = (files(__package__) / "release-template.toml").read_text(encoding="utf-8")
     try:
         folder.mkdir(exist_ok=True)
-        write_atomic(
-            folder / f"{name}.toml", (template.format(date=name).encode(),), overwrite=False
-        )
+        write_atomic(target, (template.format(date=name).encode(),), overwrite=False)
     except FileExistsError:
         taken = {p.stem for p in folder.glob(f"{name}*.toml")}
-        free = next(f"{name}-{n}" for n in range(2, 100) if f"{name}-{n}" not in taken)
+        later = (f"{name}-{n}" for n in range(2, MAX_RELEASES_PER_DAY + 1))
+        free = next((stem for stem in later if stem not in taken), None)
+        if free is None:
+            raise InfraFeedError(
+                f"{target.as_posix()} to {name}-{MAX_RELEASES_PER_DAY}.toml already exist, as "
+                "many releases as a day can have; edit one of them, or give --date a later day"
+            ) from None
         raise InfraFeedError(
-            f"{(folder / name).as_posix()}.toml already exists; edit it, or write a later "
+            f"{target.as_posix()} already exists; edit it, or write a later "
             f"release of that day as {(folder / free).as_posix()}.toml"
         ) from None
     except OSError as exc:
         raise InfraFeedError(f"{folder.as_posix()}: could not write ({exc.strerror})") from None
-    return folder / f"{name}.toml"
+    return target

@@ -9,14 +9,11 @@ from .models import KINDS
 
 
 def describe(changelog: Changelog) -> str:
-    articles = notes = 0
     per_kind: Counter[str] = Counter()
     per_module: Counter[int] = Counter()
     for rf in changelog.releases:
         for group in rf.release.groups:
             per_kind[group.kind] += len(group.articles) + len(group.notes)
-            articles += len(group.articles)
-            notes += len(group.notes)
             for article in group.articles:
                 module = article.module if article.module is not None else group.module
                 assert module is not None  # the loader guarantees it
@@ -25,9 +22,10 @@ def describe(changelog: Changelog) -> str:
     modules = ", ".join(
         f"{m.number} {m.slug} {per_module[m.number]}" for m in changelog.site.modules
     )
-    releases = len(changelog.releases)
+    articles = sum(per_module.values())
+    notes = sum(per_kind.values()) - articles  # each change is an article or a note
     return (
-        f"ok: {_count(releases, 'release')}, {_count(articles, 'article change')}, "
+        f"ok: {_count(len(changelog.releases), 'release')}, {_count(articles, 'article change')}, "
         f"{_count(notes, 'note')}; by kind: {kinds or 'none'}; articles by module: {modules}"
     )
 
