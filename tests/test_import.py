@@ -316,9 +316,17 @@ NO_MODULE = (
             "## 2026-11-07 (1)\n\n### Nội dung mới\n\n- Cập nhật README\n",
             [
                 "page.md:1: heading: '2026-11-07 (1)': number a day's later releases from (2) "
-                "to (99); the first is '## 2026-11-07'"
+                "to (12); the first is '## 2026-11-07'"
             ],
             id="first-numbered",
+        ),
+        pytest.param(
+            "## 2026-11-07 (13)\n\n### Nội dung mới\n\n- Cập nhật README\n",
+            [
+                "page.md:1: heading: '2026-11-07 (13)': number a day's later releases from (2) "
+                "to (12); the first is '## 2026-11-07'"
+            ],
+            id="thirteenth",
         ),
         pytest.param(
             "## 2026-11-07\n\n### Nội dung mới\n\n- a\n\n"

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from dateutil import parser as dateparser
 
-from ..source.models import Kind
+from ..source.models import MAX_RELEASES_PER_DAY, Kind
 
 AnnotationValue = int | str | bool
 
@@ -84,9 +84,10 @@ def parse_release_heading(text: str) -> tuple[dt.date, int | None]:
             "or '## 2026-11-07 (2)' for the second release of a day"
         )
     sequence = int(found.group(1)) if found else None
-    if sequence is not None and not 2 <= sequence <= 99:
+    if sequence is not None and not 2 <= sequence <= MAX_RELEASES_PER_DAY:
         raise ValueError(
-            f"'{text}': number a day's later releases from (2) to (99); the first is '## {written}'"
+            f"'{text}': number a day's later releases from (2) to ({MAX_RELEASES_PER_DAY}); "
+            f"the first is '## {written}'"
         )
     return day, sequence
 
