@@ -8,9 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from infrafeed.cli import cli, main
+from infrafeed.cli import main
 
 TESTS = Path(__file__).parent
 DATA = TESTS / "data"
@@ -62,34 +61,3 @@ def run_cli(capsys: pytest.CaptureFixture[str]) -> RunCli:
         return code, out, err
 
     return run
-
-
-class CachedSite:
-    """A copy of the small site, its output folder and its build cache folder."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.entries = root / "entries"
-        self.out = root / "output"
-        self.cache = root / "cache"
-        shutil.copytree(SMALL_SITE, self.entries)
-
-
-RunSite = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(run_cli: RunCli) -> RunSite:
-    """``infrafeed build`` of a CachedSite: with its cache, or with ``--no-cache``."""
-
-    def build_site(where: CachedSite, *args: str, cache: bool = True) -> tuple[int, str, str]:
-        chosen = ["--cache", str(where.cache)] if cache else ["--no-cache"]
-        where_args = ["--entries", str(where.entries), "--out", str(where.out)]
-        code, stdout, stderr = run_cli("build", *where_args, *chosen, *args)
-        return code, stdout, stderr.replace(str(where.root), "SITE")
-
-    return build_site
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args))
