@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -30,6 +30,26 @@ def require_program(name: str) -> str:
             pytest.fail(f"{name} is not installed; .ci/run must install it")
         pytest.skip(f"{name} is not installed (apt-get install {name})")
     return path
+
+
+def _files_below(folder: Path) -> dict[str, bytes | None]:
+    """Every path below ``folder``, hidden ones too; a file's bytes, None for a folder."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() if p.is_file() else None
+        for p in folder.rglob("*")
+    }
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _the_repositorys_entries_stay_as_they_are() -> Iterator[None]:
+    """A build writes beside its entries (published-ids.txt, a cache): tests build copies.
+
+    Module-scoped, so that it also sees what module-scoped fixtures do.
+    """
+    before = {folder: _files_below(folder) for folder in (SHIPPED_ENTRIES, SMALL_SITE)}
+    yield
+    for folder, files in before.items():
+        assert _files_below(folder) == files, f"this module's tests changed {folder}"
 
 
 @pytest.fixture
