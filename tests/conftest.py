@@ -1,4 +1,4 @@
-"""Shared fixtures: a small site to build, and helpers to run the CLI."""
+"""Shared fixtures: a small site to build, helpers to run the CLI, and a browser."""
 
 from __future__ import annotations
 
@@ -6,10 +6,14 @@ import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from infrafeed.cli import main
+
+if TYPE_CHECKING:
+    from selenium.webdriver import Chrome
 
 TESTS = Path(__file__).parent
 DATA = TESTS / "data"
@@ -81,3 +85,12 @@ def run_cli(capsys: pytest.CaptureFixture[str]) -> RunCli:
         return code, out, err
 
     return run
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Chrome]:
+    """Headless Chromium for a module's tests (chromium.py); skipped when it is not installed."""
+    from chromium import headless_chromium  # Selenium, only for the tests that use a browser
+
+    with headless_chromium() as driver:
+        yield driver

@@ -21,7 +21,6 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
-from chromium import headless_chromium
 from conftest import REPO, SHIPPED_ENTRIES
 from localhttp import content_types, serve
 
@@ -29,12 +28,6 @@ ARTIFACTS = REPO / "test-artifacts"
 MODULES = tomllib.loads((SHIPPED_ENTRIES / "site.toml").read_text(encoding="utf-8"))["modules"]
 
 pytestmark = pytest.mark.external
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[webdriver.Chrome]:
-    with headless_chromium() as driver:
-        yield driver
 
 
 @pytest.fixture(scope="module")
