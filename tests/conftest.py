@@ -1,16 +1,19 @@
-"""Shared fixtures: a small site to build, and helpers to run the CLI."""
+"""Shared fixtures: a small site to build, helpers to run the CLI, and a browser."""
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from click.testing import CliRunner, Result
 
-from infrafeed.cli import cli, main
+from infrafeed.cli import main
+
+if TYPE_CHECKING:
+    from selenium.webdriver import Chrome
 
 TESTS = Path(__file__).parent
 DATA = TESTS / "data"
@@ -31,6 +34,26 @@ def require_program(name: str) -> str:
             pytest.fail(f"{name} is not installed; .ci/run must install it")
         pytest.skip(f"{name} is not installed (apt-get install {name})")
     return path
+
+
+def _files_below(folder: Path) -> dict[str, bytes | None]:
+    """Every path below ``folder``, hidden ones too; a file's bytes, None for a folder."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() if p.is_file() else None
+        for p in folder.rglob("*")
+    }
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _the_repositorys_entries_stay_as_they_are() -> Iterator[None]:
+    """A build writes beside its entries (published-ids.txt, a cache): tests build copies.
+
+    Module-scoped, so that it also sees what module-scoped fixtures do.
+    """
+    before = {folder: _files_below(folder) for folder in (SHIPPED_ENTRIES, SMALL_SITE)}
+    yield
+    for folder, files in before.items():
+        assert _files_below(folder) == files, f"this module's tests changed {folder}"
 
 
 @pytest.fixture
@@ -64,32 +87,10 @@ def run_cli(capsys: pytest.CaptureFixture[str]) -> RunCli:
     return run
 
 
-class CachedSite:
-    """A copy of the small site, its output folder and its build cache folder."""
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Chrome]:
+    """Headless Chromium for a module's tests (chromium.py); skipped when it is not installed."""
+    from chromium import headless_chromium  # Selenium, only for the tests that use a browser
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.entries = root / "entries"
-        self.out = root / "output"
-        self.cache = root / "cache"
-        shutil.copytree(SMALL_SITE, self.entries)
-
-
-RunSite = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(run_cli: RunCli) -> RunSite:
-    """``infrafeed build`` of a CachedSite: with its cache, or with ``--no-cache``."""
-
-    def build_site(where: CachedSite, *args: str, cache: bool = True) -> tuple[int, str, str]:
-        chosen = ["--cache", str(where.cache)] if cache else ["--no-cache"]
-        where_args = ["--entries", str(where.entries), "--out", str(where.out)]
-        code, stdout, stderr = run_cli("build", *where_args, *chosen, *args)
-        return code, stdout, stderr.replace(str(where.root), "SITE")
-
-    return build_site
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args))
+    with headless_chromium() as driver:
+        yield driver

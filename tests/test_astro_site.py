@@ -26,7 +26,6 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,6 @@ from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.wait import WebDriverWait
 
-from chromium import headless_chromium
 from conftest import REPO, SHIPPED_ENTRIES, require_program
 from infrafeed.source.loader import load
 from localhttp import serve
@@ -354,12 +352,6 @@ def test_the_page_shows_the_text_of_the_feeds(built: Built) -> None:
     assert "<del>" not in html and "<b>" not in html
     # The one difference, pinned so that a change of it is noticed: curly quotes.
     assert "“rẻ” và ‘đắt’" in html
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[webdriver.Chrome]:
-    with headless_chromium() as driver:
-        yield driver
 
 
 @pytest.mark.parametrize("which", ["newest", "oldest"])

@@ -21,7 +21,6 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
-from chromium import headless_chromium
 from conftest import REPO, SHIPPED_ENTRIES
 from localhttp import content_types, serve
 
@@ -29,12 +28,6 @@ ARTIFACTS = REPO / "test-artifacts"
 MODULES = tomllib.loads((SHIPPED_ENTRIES / "site.toml").read_text(encoding="utf-8"))["modules"]
 
 pytestmark = pytest.mark.external
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[webdriver.Chrome]:
-    with headless_chromium() as driver:
-        yield driver
 
 
 @pytest.fixture(scope="module")
@@ -166,9 +159,21 @@ def test_dark_mode(browser: webdriver.Chrome, site: str) -> None:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
 
+# The media types the formats' specifications give (the RSS Advisory Board's, RFC 4287's,
+# JSON Feed 1.1's) and HTML's, each with its charset.
+WANTED_TYPES = {
+    "feed.xml": "application/rss+xml; charset=utf-8",
+    "atom.xml": "application/atom+xml; charset=utf-8",
+    "feed.json": "application/feed+json; charset=utf-8",
+    "*.html": "text/html; charset=utf-8",
+}
+
+
 def test_readme_gives_the_content_type_of_every_file(built: Path, site: str) -> None:
     types = content_types()
     assert len(types) >= 7 and all(kind.endswith("; charset=utf-8") for _, kind in types)
+    # The server below is configured from this table: what it says must be right on its own.
+    assert {pattern: kind for pattern, kind in types if pattern in WANTED_TYPES} == WANTED_TYPES
     files = [p for p in built.rglob("*") if p.is_file() and not p.name.startswith(".")]
     names = {p.name for p in files}
     assert {"feeds.opml", "modules.opml", "update-log.md", "feeds.json"} <= names

@@ -18,7 +18,7 @@ import pytest
 
 import infrafeed.cache
 from conftest import RunCli
-from infrafeed.cache import PACK
+from infrafeed.cache import _HEAD, _MAGIC, PACK
 from infrafeed.render import documents
 from infrafeed.source import loader
 from infrafeed.source.files import EntryFile
@@ -191,12 +191,18 @@ def _flip(data: bytes, at: int) -> bytes:
     return data[:at] + bytes([data[at] ^ 0x10]) + data[at + 1 :]
 
 
+# A pack: _MAGIC, the 32-byte namespace, then records, each a head of _HEAD bytes
+# (its 32-byte key, the sha256 of its payload, the payload's 8-byte length) and the payload.
+RECORD = len(_MAGIC) + 32  # where the first record starts
+KEY = RECORD  # its key
+LENGTH = RECORD + _HEAD - 8  # its length
+
 # Ways a cache file is damaged: a power cut, a bad disk, a tool that edits it.
 DAMAGE: dict[str, Callable[[bytes], bytes]] = {
     "a bit flipped in the header": lambda data: _flip(data, 3),
-    "a bit flipped in a record's key": lambda data: _flip(data, 70),
-    "a bit flipped in a record's length": lambda data: _flip(data, 58 + 64 + 6),
-    "a record's length made huge": lambda data: data[: 58 + 64] + b"\x7f" * 8 + data[58 + 72 :],
+    "a bit flipped in a record's key": lambda data: _flip(data, KEY + 12),
+    "a bit flipped in a record's length": lambda data: _flip(data, LENGTH + 6),
+    "a record's length made huge": lambda data: data[:LENGTH] + b"\x7f" * 8 + data[LENGTH + 8 :],
     "a bit flipped in a payload": lambda data: _flip(data, len(data) // 2),
     "a bit flipped in the last byte": lambda data: _flip(data, len(data) - 1),
     "four bytes zeroed": lambda data: data[:5000] + bytes(4) + data[5004:],
@@ -206,7 +212,7 @@ DAMAGE: dict[str, Callable[[bytes], bytes]] = {
     "empty": lambda data: b"",
     "garbage": lambda data: bytes(range(256)) * 40,
     "a letter changed in a text": lambda data: data.replace("Tóm tắt".encode(), "TÓM tắt".encode()),
-    "a record appended twice": lambda data: data + data[58:],
+    "a record appended twice": lambda data: data + data[RECORD:],
 }
 
 
@@ -218,6 +224,9 @@ def test_a_damaged_cache_only_costs_time(
     _build(run_cli, site, out, cache)
     pack = cache / PACK
     data = pack.read_bytes()
+    # The offsets above are the first record's: its length ends it within the pack.
+    assert data.startswith(_MAGIC)
+    assert RECORD + _HEAD + int.from_bytes(data[LENGTH : LENGTH + 8], "big") <= len(data)
     damaged = DAMAGE[damage](data)
     assert damaged != data
     pack.write_bytes(damaged)

@@ -212,6 +212,24 @@ def test_new_never_names_a_release_past_the_last_of_a_day(
     )
 
 
+def test_a_tag_in_the_site_title_is_refused_as_the_site_title(
+    small_site: Path, run_cli: RunCli
+) -> None:
+    """The message names site.toml's title, and does not call it a feed item's title."""
+    site = small_site / "site.toml"
+    text = site.read_text(encoding="utf-8")
+    assert '\ntitle = "Fixture Guide"\n' in text
+    site.write_text(text.replace('title = "Fixture Guide"', 'title = "<b>x</b>"', 1), "utf-8")
+    code, stdout, stderr = run_cli("check", "--entries", str(small_site))
+    assert (code, stdout) == (1, "")
+    assert stderr.splitlines() == [
+        f"{site.as_posix()}: title: '</b>' looks like an HTML tag; this text becomes a title "
+        "in the feeds, which is plain text: remove the tag",
+        "infrafeed: 1 problem in the entries",
+    ]
+    assert "item" not in stderr
+
+
 def test_one_of_a_thing_is_said_in_the_singular(tmp_path: Path, run_cli: RunCli) -> None:
     entries = tmp_path / "entries"
     shutil.copytree(Path(__file__).parent / "data" / "small-site" / "entries", entries)

@@ -89,3 +89,198 @@ def test_shipped_schema_file_is_json_feed_11() -> None:
         (Path(__file__).parent / "data" / "jsonfeed-1.1.schema.json").read_text(encoding="utf-8")
     )
     assert schema["properties"]["version"]["const"] == "https://jsonfeed.org/version/1.1"
+
+
+# Small hand-made documents, clean under every rule; each case below breaks one rule in one.
+RSS = """\
+<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"
+     xmlns:dc="http://purl.org/dc/elements/1.1/">
+<channel>
+<title>Guide</title>
+<link>https://example.org/guide/</link>
+<description>News</description>
+<atom:link href="https://example.org/guide/feeds/feed.xml" rel="self" type="application/rss+xml"/>
+<language>vi</language>
+<lastBuildDate>Thu, 05 Mar 2026 13:00:00 +0800</lastBuildDate>
+<image>
+<url>https://example.org/logo.png</url>
+<title>Guide</title>
+<link>https://example.org/guide/</link>
+<width>144</width>
+<height>40</height>
+</image>
+<item>
+<title>One</title>
+<link>https://example.org/guide/1</link>
+<guid isPermaLink="false">tag:example.org,2026:1</guid>
+<pubDate>Thu, 05 Mar 2026 13:00:00 +0800</pubDate>
+<author>a@example.org (A)</author>
+<description>&lt;p&gt;Text&lt;/p&gt;</description>
+</item>
+<item>
+<title>Two</title>
+<link>https://example.org/guide/2</link>
+<guid>https://example.org/guide/2</guid>
+<pubDate>Wed, 04 Mar 2026 13:00:00 +0800</pubDate>
+</item>
+</channel>
+</rss>
+"""
+ATOM_FEED = """\
+<?xml version="1.0" encoding="UTF-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom" xmlns:fh="http://purl.org/syndication/history/1.0"
+      xml:lang="vi">
+<id>tag:example.org,2026:feed</id>
+<title>Guide</title>
+<updated>2026-03-05T13:00:00+08:00</updated>
+<author><name>A</name></author>
+<icon>https://example.org/icon.png</icon>
+<link href="https://example.org/guide/feeds/atom.xml" rel="self"/>
+<link href="https://example.org/guide/"/>
+<entry>
+<id>tag:example.org,2026:1</id>
+<title>One</title>
+<updated>2026-03-05T13:00:00+08:00</updated>
+<link href="https://example.org/guide/1"/>
+</entry>
+<entry>
+<id>https://example.org/guide/2</id>
+<title>Two</title>
+<updated>2026-03-04T13:00:00+08:00</updated>
+<content type="html">&lt;p&gt;Text&lt;/p&gt;</content>
+</entry>
+</feed>
+"""
+PREV = '<link href="https://example.org/guide/feeds/2026-02.xml" rel="prev-archive"/>\n'
+CURRENT = '<link href="https://example.org/guide/feeds/atom.xml" rel="current"/>\n'
+DOCUMENTS = {
+    "feed.xml": RSS,
+    "atom.xml": ATOM_FEED,
+    # An archive document (RFC 5005): marked so, with its current feed and a neighbour.
+    "2026-03.xml": ATOM_FEED.replace("feeds/atom.xml", "feeds/2026-03.xml").replace(
+        "<entry>", f"<fh:archive/>\n{CURRENT}{PREV}<entry>", 1
+    ),
+    # A complete feed: every entry is in it, so it has no archives.
+    "complete.xml": ATOM_FEED.replace("feeds/atom.xml", "feeds/complete.xml").replace(
+        "<entry>", "<fh:complete/>\n<entry>", 1
+    ),
+    "feed.json": json.dumps(
+        {
+            "version": "https://jsonfeed.org/version/1.1",
+            "title": "Guide",
+            "home_page_url": "https://example.org/guide/",
+            "feed_url": BASE + "feed.json",
+            "items": [
+                {"id": "1", "url": "https://example.org/guide/1", "content_html": "<p>Text</p>"},
+                {"id": "2", "url": "https://example.org/guide/2", "content_text": "Two"},
+            ],
+        },
+        indent=1,
+    ),
+}
+
+
+def check_document(name: str, text: str) -> list[str]:
+    check = {"feed.xml": check_rss, "feed.json": check_json}.get(name, check_atom)
+    return check(text.encode(), BASE + name)
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTS))
+def test_the_hand_made_documents_are_clean(name: str) -> None:
+    assert check_document(name, DOCUMENTS[name]) == []
+
+
+# (the problem, the document, a text in it, what it becomes): one rule broken at a time.
+ONE_RULE_BROKEN = [
+    ("not an RSS 2.0 document", "feed.xml", 'version="2.0"', 'version="0.91"'),
+    ("channel: MissingElement description", "feed.xml", "<description>News</description>", ""),
+    ("channel: self link type", "feed.xml", '"application/rss+xml"', '"application/xml"'),
+    ("channel/image: ImageUrlFormat", "feed.xml", "logo.png", "logo.svg"),
+    ("channel/image: ImageTitleDoesntMatch", "feed.xml", "</url>\n<title>Guide", "</url>\n<title>"),
+    (
+        "channel/image: ImageLinkDoesntMatch",
+        "feed.xml",
+        "<link>https://example.org/guide/</link>\n<width>",
+        "<link>https://example.org/</link>\n<width>",
+    ),
+    ("channel/image: InvalidWidth", "feed.xml", "<width>144</width>", "<width>145</width>"),
+    ("channel/image: InvalidHeight", "feed.xml", "<height>40</height>", "<height>0</height>"),
+    (
+        "channel/lastBuildDate: InvalidRFC2822Date",
+        "feed.xml",
+        "<lastBuildDate>Thu, 05 Mar 2026 13:00:00 +0800",
+        "<lastBuildDate>2026-03-05T13:00:00+08:00",
+    ),
+    ("item[2]/title: MissingElement title", "feed.xml", "<title>Two</title>\n", ""),
+    ("item[2]/pubDate: InvalidRFC2822Date", "feed.xml", "Wed, 04 Mar", "Wed, 4 Mar"),
+    ("item[1]/title: ContainsScript", "feed.xml", "<title>One", "<title>&lt;script&gt; One"),
+    ("item[2]/link: MissingElement", "feed.xml", "<link>https://example.org/guide/2</link>", ""),
+    (
+        "item[2]/link: InvalidFullLink (no host)",
+        "feed.xml",
+        "<link>https://example.org/guide/2</link>",
+        "<link>https:///guide/2</link>",
+    ),
+    ("item[1]: MissingGuid", "feed.xml", '<guid isPermaLink="false">tag:example.org,2026:1</guid>',
+     ""),
+    ("item[1]/guid: InvalidBooleanAttribute", "feed.xml", '"false"', '"no"'),
+    (
+        "item[2]/guid: DuplicateValue",
+        "feed.xml",
+        "<guid>https://example.org/guide/2</guid>",
+        '<guid isPermaLink="false">tag:example.org,2026:1</guid>',
+    ),
+    ("item[1]/author: InvalidContact", "feed.xml", "a@example.org (A)", "A"),
+    (
+        "item[1]: DuplicateItemSemantics author dc:creator",
+        "feed.xml",
+        "</author>",
+        "</author>\n<dc:creator>A</dc:creator>",
+    ),
+    ("ContainsScript/Unsafe <iframe>", "feed.xml", "Text", "&lt;iframe&gt;&lt;/iframe&gt;"),
+    ("ContainsScript attribute onclick", "feed.xml", "&lt;p&gt;", '&lt;p onclick="go()"&gt;'),
+    (
+        "ContainsScript URL 'javascript:go()'",
+        "feed.xml",
+        "Text",
+        '&lt;a href="javascript:go()"&gt;Text&lt;/a&gt;',
+    ),
+    ("not an Atom feed", "atom.xml", '"http://www.w3.org/2005/Atom"', '"http://example.org/x"'),
+    ("feed/id: InvalidTAG", "atom.xml", "tag:example.org,2026:feed", "tag:example.org:feed"),
+    ("feed/id: MissingElement", "atom.xml", "<id>tag:example.org,2026:feed</id>", ""),
+    ("feed/title: MissingElement title", "atom.xml", "<title>Guide</title>", "<title></title>"),
+    ("feed/updated: InvalidRFC3339Date", "atom.xml", "Guide</title>\n<updated>2026-03-05T",
+     "Guide</title>\n<updated>2026-03-05 "),
+    ("feed: InvalidLanguage", "atom.xml", 'xml:lang="vi"', 'xml:lang="Vietnamese"'),
+    ("feed/icon: InvalidFullLink", "atom.xml", "https://example.org/icon.png", "icon.png"),
+    ("feed/author: MissingElement name", "atom.xml", "<name>A</name>", "<email>a@b.org</email>"),
+    ("feed: MissingAlternateLink", "atom.xml", '<link href="https://example.org/guide/"/>', ""),
+    (
+        "entry[2]/id: DuplicateEntries",
+        "atom.xml",
+        "<id>https://example.org/guide/2</id>",
+        "<id>tag:example.org,2026:1</id>",
+    ),
+    ("entry[2]/updated: InvalidRFC3339Date", "atom.xml", "2026-03-04T13:00:00", "2026-03-04T13:00"),
+    ("entry[2]: MissingElement updated", "atom.xml", "<updated>2026-03-04T13:00:00+08:00</updated>",
+     ""),
+    ("entry[1]: MissingContentOrAlternate", "atom.xml", '<link href="https://example.org/guide/1"/>',
+     ""),
+    ("feed: MissingCurrentInArchive", "2026-03.xml", CURRENT, ""),
+    ("feed: ArchiveIncomplete", "2026-03.xml", PREV, ""),
+    ("feed: FeedRelInCompleteFeed", "complete.xml", "<fh:complete/>\n", f"<fh:complete/>\n{PREV}"),
+    ("feed_url", "feed.json", '"feed_url": "https://example.org/guide/feeds/feed.json"',
+     '"feed_url": "https://example.org/guide/feeds/other.json"'),
+    ("duplicate item ids", "feed.json", '"id": "2"', '"id": "1"'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("problem", "name", "old", "new"), ONE_RULE_BROKEN, ids=[case[0] for case in ONE_RULE_BROKEN]
+)
+def test_each_rule_is_caught_alone(problem: str, name: str, old: str, new: str) -> None:
+    """A hand-made document with one rule broken: that rule's problem, and no other."""
+    assert DOCUMENTS[name].count(old) == 1
+    problems = check_document(name, DOCUMENTS[name].replace(old, new))
+    assert len(problems) == 1 and problem in problems[0], problems

@@ -11,7 +11,7 @@ from xml.etree import ElementTree as ET
 import feedparser
 import pytest
 
-from conftest import DATA, RunCli
+from conftest import DATA, SHIPPED_ENTRIES, RunCli
 from feedcheck import ATOM, check_tree
 from infrafeed.build import build
 from infrafeed.feeds.items import build_items
@@ -60,9 +60,10 @@ def ids_links_titles(path: Path) -> list[tuple[str, str, str]]:
 
 @pytest.fixture(scope="module")
 def shipped_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("shipped") / "output"
-    build(Path(__file__).parent.parent / "entries", out)
-    return out
+    root = tmp_path_factory.mktemp("shipped")
+    shutil.copytree(SHIPPED_ENTRIES, root / "entries")  # a build writes beside the entries
+    build(root / "entries", root / "output")
+    return root / "output"
 
 
 def test_golden_small_site(small_site: Path, tmp_path: Path) -> None:
@@ -85,7 +86,7 @@ def test_build_writes_all_and_module_feeds_in_three_formats(shipped_out: Path) -
 
 
 def test_every_item_once_and_each_module_feed_exactly_its_items(shipped_out: Path) -> None:
-    changelog = load(Path(__file__).parent.parent / "entries")
+    changelog = load(SHIPPED_ENTRIES)
     items = build_items(changelog)
     assert len(items) == 98 + 23
     all_ids = [i for i, _, _ in ids_links_titles(shipped_out / "feed.xml")]
@@ -119,7 +120,7 @@ def test_w3c_rules_hold_for_the_fixture_site(small_site: Path, tmp_path: Path) -
 
 
 def test_feedparser_reads_everything_cleanly(shipped_out: Path) -> None:
-    changelog = load(Path(__file__).parent.parent / "entries")
+    changelog = load(SHIPPED_ENTRIES)
     newest = build_items(changelog)[0]
     for name in feed_tree(shipped_out):
         if not name.endswith(".xml"):
@@ -272,7 +273,7 @@ def test_cli_build_reports_files(small_site: Path, tmp_path: Path, run_cli: RunC
 
 def test_items_read_on_their_own_in_the_all_items_feed(shipped_out: Path) -> None:
     """Module in the title, a note's first clause as title, no summary repeating it."""
-    items = build_items(load(Path(__file__).parent.parent / "entries"))
+    items = build_items(load(SHIPPED_ENTRIES))
     records = json.loads((shipped_out / "feed.json").read_bytes())["items"]
     for item, record in zip(items, records, strict=True):
         title, content = record["title"], record["content_html"]
