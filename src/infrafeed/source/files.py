@@ -1,8 +1,7 @@
 """Read the entries folder once: every file a build depends on, and a digest of them all.
 
-The only code that reads ``entries/``: the loader validates these bytes, never the files
-again. The digest lets a build whose inputs did not change stop here, before anything
-heavy is imported.
+The loader validates these bytes, never the files again; the digest lets a build whose
+inputs did not change stop here, before anything heavy is imported.
 """
 
 from __future__ import annotations
@@ -32,8 +31,6 @@ class EntryFile(NamedTuple):
 
 
 class Snapshot(NamedTuple):
-    """What a build read from the entries folder."""
-
     folder: Path
     site: EntryFile
     releases: tuple[EntryFile, ...]  # every other ``*.toml``, by path
@@ -46,8 +43,7 @@ class Snapshot(NamedTuple):
 def read_entries(entries: Path, version: str) -> Snapshot:
     """Read ``site.toml``, every release file below ``entries`` and the id guard's memory.
 
-    Hidden files and folders (editor backups, ``.git``) and Markdown notes are skipped;
-    other files are ignored with a warning. Sorted: the file system's order does not matter.
+    Hidden files and folders (editor backups, ``.git``) and Markdown notes are skipped.
     """
     folder = os.fsencode(entries).decode("utf-8", "backslashreplace")  # as a person reads it
     prefix = "" if folder == "." else folder.rstrip("/") + "/"
