@@ -1,8 +1,7 @@
-"""Validate what was read from ``entries/``: every file, every problem, in one pass.
+"""Validate what was read from ``entries/``: each file, then the rules across files.
 
-Each file is parsed and validated on its own, then the rules across files run
-(file name vs date, known modules, unique ids). All problems are raised together
-as one :class:`DataError`, so a maintainer fixes a release file in one round.
+All problems are raised together as one :class:`DataError`, so a maintainer fixes a
+release file in one round.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ import datetime as dt
 import difflib
 import re
 import typing
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 from .. import __version__
 from ..errors import DataError, Problem
 from .files import SITE_FILE, EntryFile, Snapshot, read_entries, utf8_text
-from .models import MAX_ITEMS_PER_RELEASE, MAX_RELEASES_PER_DAY, Article, Release, Site
+from .models import KINDS, MAX_ITEMS_PER_RELEASE, MAX_RELEASES_PER_DAY, Article, Release, Site
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -44,8 +44,6 @@ def release_name(day: dt.date, sequence: int) -> str:
 
 @dataclass(frozen=True)
 class ReleaseFile:
-    """A validated release and where it came from."""
-
     path: str  # as reported in messages: relative to the entries folder's parent
     sequence: int  # 1 for YYYY-MM-DD.toml, N for YYYY-MM-DD-N.toml
     release: Release
@@ -56,7 +54,6 @@ class ReleaseFile:
 
     @property
     def anchor(self) -> str:
-        """The id of the release's heading on the changelog page."""
         return release_name(self.date, self.sequence)
 
 
@@ -99,8 +96,7 @@ def site_of(file: EntryFile, problems: list[Problem]) -> Site | None:
 def release_of(file: EntryFile, site: Site | None, problems: list[Problem]) -> ReleaseFile | None:
     """The validated release in ``file``, or None; its problems are added to ``problems``.
 
-    A release that names an unknown module is returned with that problem
-    added, so that the check across files still sees its ids.
+    A release naming an unknown module is still returned, so the check across files sees its ids.
     """
     if (named := _named(file.shown, problems)) is None:
         return None
@@ -114,11 +110,10 @@ def release_of(file: EntryFile, site: Site | None, problems: list[Problem]) -> R
 
 
 def from_data(site: Mapping[str, Any], releases: Mapping[str, Mapping[str, Any]]) -> Changelog:
-    """Validate settings and releases already read as TOML tables, as :func:`load` does.
+    """Validate TOML tables as :func:`load` validates files: for entries held in memory.
 
-    ``releases`` maps each release's file name as messages show it (``entries/2026/
-    2026-11-07.toml``) to its table: for tools and tests that hold entries in memory,
-    including text no TOML file can carry.
+    ``releases`` maps each file name as messages show it (``entries/2026/2026-11-07.toml``)
+    to its table, which may hold text no TOML file can carry.
     """
     problems: list[Problem] = []
     valid = _validate(Site, dict(site), SITE_FILE, problems)
@@ -350,3 +345,30 @@ def check_unique_ids(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Pr
                 )
                 problems.append(Problem(path, f"{where}.id", why))
     return problems
+
+
+def describe(changelog: Changelog) -> str:
+    """A one-line account of what the entries hold, for ``infrafeed check``."""
+    per_kind: Counter[str] = Counter()
+    per_module: Counter[int] = Counter()
+    for rf in changelog.releases:
+        for group in rf.release.groups:
+            per_kind[group.kind] += len(group.articles) + len(group.notes)
+            for article in group.articles:
+                module = article.module if article.module is not None else group.module
+                assert module is not None  # the loader guarantees it
+                per_module[module] += 1
+    kinds = ", ".join(f"{kind} {per_kind[kind]}" for kind in KINDS if per_kind[kind])
+    modules = ", ".join(
+        f"{m.number} {m.slug} {per_module[m.number]}" for m in changelog.site.modules
+    )
+    articles = sum(per_module.values())
+    notes = sum(per_kind.values()) - articles  # each change is an article or a note
+    return (
+        f"ok: {_count(len(changelog.releases), 'release')}, {_count(articles, 'article change')}, "
+        f"{_count(notes, 'note')}; by kind: {kinds or 'none'}; articles by module: {modules}"
+    )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
