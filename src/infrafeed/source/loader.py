@@ -289,9 +289,7 @@ def _first_model(annotation: Any) -> Any:
     """The first model in a field's type: ``Note`` in ``tuple[Note, ...]``, or None."""
     if _is_model(annotation):
         return annotation
-    args = typing.get_args(annotation)
-    if typing.get_origin(annotation) is typing.Annotated:
-        args = args[:1]  # the type; the rest is metadata
+    args = typing.get_args(annotation)  # of Annotated[T, ...] too: its metadata holds no model
     return next((found for arg in args if (found := _first_model(arg)) is not None), None)
 
 

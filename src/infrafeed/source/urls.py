@@ -64,10 +64,9 @@ def _ascii_host(host: str) -> str:
 
 
 def absolute(base: str, reference: str) -> str:
-    """Resolve ``reference`` against ``base`` and percent-encode it as a URI.
+    """Resolve ``reference`` against the folder ``base`` and percent-encode it as a URI.
 
-    ``base`` is a folder (a trailing slash is added): ``cuda/x`` resolves below the site
-    and ``/AIInfraGuide/x`` against its origin, as on the site's own pages.
+    As on the site's pages: ``cuda/x`` below the site, ``/AIInfraGuide/x`` against its origin.
     """
     if not base.endswith("/"):
         base += "/"
