@@ -41,10 +41,7 @@ class Snapshot(NamedTuple):
 
 
 def read_entries(entries: Path, version: str) -> Snapshot:
-    """Read ``site.toml``, every release file below ``entries`` and the id guard's memory.
-
-    Hidden files and folders (editor backups, ``.git``) and Markdown notes are skipped.
-    """
+    """Read ``site.toml``, every release file below ``entries`` and the id guard's memory."""
     folder = os.fsencode(entries).decode("utf-8", "backslashreplace")  # as a person reads it
     prefix = "" if folder == "." else folder.rstrip("/") + "/"
     root = os.path.realpath(entries)
@@ -61,7 +58,7 @@ def read_entries(entries: Path, version: str) -> Snapshot:
         for item in listing:
             relative = below + os.fsencode(item.name).decode("utf-8", "backslashreplace")
             if item.name.startswith(".") or item.name.endswith(".md"):
-                continue
+                continue  # hidden (editor backups, .git), or a Markdown note
             if item.is_symlink() and os.path.isdir(item.path):  # noqa: PTH112 (False for a loop)
                 problems.append((prefix + relative, _FOLDER_LINK))
             elif item.name.endswith(".toml") or relative == PUBLISHED:  # a folder so named too

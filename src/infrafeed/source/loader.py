@@ -1,8 +1,4 @@
-"""Validate what was read from ``entries/``: each file, then the rules across files.
-
-All problems are raised together as one :class:`DataError`, so a maintainer fixes a
-release file in one round.
-"""
+"""Validate what was read from ``entries/``: every problem at once, to be fixed in one round."""
 
 from __future__ import annotations
 
@@ -94,10 +90,7 @@ def site_of(file: EntryFile, problems: list[Problem]) -> Site | None:
 
 
 def release_of(file: EntryFile, site: Site | None, problems: list[Problem]) -> ReleaseFile | None:
-    """The validated release in ``file``, or None; its problems are added to ``problems``.
-
-    A release naming an unknown module is still returned, so the check across files sees its ids.
-    """
+    """The validated release in ``file``, or None; its problems are added to ``problems``."""
     if (named := _named(file.shown, problems)) is None:
         return None
     folder, year = PurePosixPath(file.relative).parent.name, named.group(1)[:4]
@@ -154,7 +147,7 @@ def _release(
         problems.append(Problem(name, "date", why))
         return None
     rf = ReleaseFile(name, int(named.group(2) or 1), release)
-    if site is not None:
+    if site is not None:  # unknown modules do not drop the release: its ids are still checked
         problems.extend(_check_modules(site, rf))
     count = sum(len(g.articles) + len(g.notes) for g in release.groups)
     if count > MAX_ITEMS_PER_RELEASE:
@@ -322,10 +315,7 @@ def release_keys(rf: ReleaseFile) -> tuple[IdKey, ...]:
 
 
 def check_unique_ids(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Problem]:
-    """An item id is minted from date, id and kind, so that triple must be unique.
-
-    The later release is the one told to change: the earlier one may be published.
-    """
+    """An item id is minted from date, id and kind, so that triple must be unique."""
     problems = []
     seen: dict[tuple[str, str, str], str] = {}
 
@@ -333,6 +323,7 @@ def check_unique_ids(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Pr
         stem = PurePosixPath(release[0]).stem  # YYYY-MM-DD or YYYY-MM-DD-N
         return stem[:10], int(stem[11:]) if stem[11:].isdigit() else 0, release[0]
 
+    # In release order: the later release is told to change, as the earlier may be published.
     for path, keys in sorted(releases, key=order):
         for day, item_id, kind, where in keys:
             here = f"{path} {where}"
