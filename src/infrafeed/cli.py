@@ -76,8 +76,7 @@ def check(entries: Path) -> None:
       ok: 36 releases, 98 article changes, 23 notes; ...
     """
     from .source.files import read_entries
-    from .source.loader import validate
-    from .source.summary import describe
+    from .source.loader import describe, validate
 
     if not entries.is_dir():
         raise DataError([Problem(str(entries), "(folder)", "no such folder")])

@@ -1,8 +1,7 @@
 """Read the entries folder once: every file a build depends on, and a digest of them all.
 
-The only code that reads ``entries/``: the loader validates these bytes, never the files
-again. The digest lets a build whose inputs did not change stop here, before anything
-heavy is imported.
+The loader validates these bytes, never the files again; the digest lets a build whose
+inputs did not change stop here, before anything heavy is imported.
 """
 
 from __future__ import annotations
@@ -32,8 +31,6 @@ class EntryFile(NamedTuple):
 
 
 class Snapshot(NamedTuple):
-    """What a build read from the entries folder."""
-
     folder: Path
     site: EntryFile
     releases: tuple[EntryFile, ...]  # every other ``*.toml``, by path
@@ -44,11 +41,7 @@ class Snapshot(NamedTuple):
 
 
 def read_entries(entries: Path, version: str) -> Snapshot:
-    """Read ``site.toml``, every release file below ``entries`` and the id guard's memory.
-
-    Hidden files and folders (editor backups, ``.git``) and Markdown notes are skipped;
-    other files are ignored with a warning. Sorted: the file system's order does not matter.
-    """
+    """Read ``site.toml``, every release file below ``entries`` and the id guard's memory."""
     folder = os.fsencode(entries).decode("utf-8", "backslashreplace")  # as a person reads it
     prefix = "" if folder == "." else folder.rstrip("/") + "/"
     root = os.path.realpath(entries)
@@ -65,7 +58,7 @@ def read_entries(entries: Path, version: str) -> Snapshot:
         for item in listing:
             relative = below + os.fsencode(item.name).decode("utf-8", "backslashreplace")
             if item.name.startswith(".") or item.name.endswith(".md"):
-                continue
+                continue  # hidden (editor backups, .git), or a Markdown note
             if item.is_symlink() and os.path.isdir(item.path):  # noqa: PTH112 (False for a loop)
                 problems.append((prefix + relative, _FOLDER_LINK))
             elif item.name.endswith(".toml") or relative == PUBLISHED:  # a folder so named too

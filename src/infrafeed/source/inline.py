@@ -1,9 +1,8 @@
 """The small inline Markdown of entry text: `code`, *emphasis*, **strong**, [links](url).
 
-Nothing else is markup: any HTML in the text is text, and is escaped by
-every renderer. A backslash escapes the next markup character. Unclosed
-markup stays literal text, as in CommonMark. Underscores are never emphasis,
-because identifiers such as ``block_table`` appear bare in summaries.
+Nothing else is markup: any HTML in the text is text, escaped by every renderer. A backslash
+escapes the next markup character; unclosed markup stays text, as in CommonMark. Underscores
+are never emphasis, because identifiers such as ``block_table`` appear bare in summaries.
 """
 
 from __future__ import annotations
@@ -20,6 +19,19 @@ from .urls import check_reference
 ESCAPABLE = "\\`*[]()"
 # Parentheses only mean something right after "]", which is itself escaped.
 _ESCAPED_ON_OUTPUT = "\\`*[]"
+
+# Markup nested deeper than this is left as text: no entry needs it, and it
+# keeps hostile input from exhausting Python's recursion limit.
+MAX_DEPTH = 16
+
+# Where markup may start: the text between two of these is copied in one step.
+_MARKUP_START = re.compile(r"[\\`*\[]")
+# What a walk for a closing "*" must stop at: escapes, code spans, and "*" itself.
+_CLOSER_STOP = re.compile(r"[\\`*]")
+_BACKTICKS = re.compile("`+")
+# An escaped character never opens or closes a label, whatever it is.
+_BRACKET_TOKEN = re.compile(r"\\.|[\[\]]", re.S)
+_PAREN = re.compile(r"[()]")
 
 
 @dataclass(frozen=True)
@@ -55,27 +67,11 @@ class MarkupError(ValueError):
     """A link whose target is not allowed."""
 
 
-# Markup nested deeper than this is left as text: no entry needs it, and it
-# keeps hostile input from exhausting Python's recursion limit.
-MAX_DEPTH = 16
-
-
-# Where markup may start: the text between two of these is copied in one step.
-_MARKUP_START = re.compile(r"[\\`*\[]")
-# What a walk for a closing "*" must stop at: escapes, code spans, and "*" itself.
-_CLOSER_STOP = re.compile(r"[\\`*]")
-_BACKTICKS = re.compile("`+")
-# An escaped character never opens or closes a label, whatever it is.
-_BRACKET_TOKEN = re.compile(r"\\.|[\[\]]", re.S)
-_PAREN = re.compile(r"[()]")
-
-
 def parse(source: str) -> tuple[Node, ...]:
     """Parse inline Markdown; raise :class:`MarkupError` for a disallowed link target.
 
-    Linear-ish whatever the text holds: delimiters are matched from indexes built once,
-    and a failed search for a closing ``*`` is remembered, so hostile input such as
-    ``[[[[…`` or ``*a *a *a…`` cannot make a build slow.
+    Delimiters are matched from indexes built once and a failed search for a closing ``*`` is
+    remembered, so hostile input such as ``[[[[…`` or ``*a *a *a…`` cannot make a build slow.
     """
     # Most texts hold no markup character at all: one scan, in C, decides it.
     if _MARKUP_START.search(source) is None:

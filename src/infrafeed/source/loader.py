@@ -1,9 +1,4 @@
-"""Validate what was read from ``entries/``: every file, every problem, in one pass.
-
-Each file is parsed and validated on its own, then the rules across files run
-(file name vs date, known modules, unique ids). All problems are raised together
-as one :class:`DataError`, so a maintainer fixes a release file in one round.
-"""
+"""Validate what was read from ``entries/``: every problem at once, to be fixed in one round."""
 
 from __future__ import annotations
 
@@ -11,6 +6,7 @@ import datetime as dt
 import difflib
 import re
 import typing
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -23,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from .. import __version__
 from ..errors import DataError, Problem
 from .files import SITE_FILE, EntryFile, Snapshot, read_entries, utf8_text
-from .models import MAX_ITEMS_PER_RELEASE, MAX_RELEASES_PER_DAY, Article, Release, Site
+from .models import KINDS, MAX_ITEMS_PER_RELEASE, MAX_RELEASES_PER_DAY, Article, Release, Site
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -44,8 +40,6 @@ def release_name(day: dt.date, sequence: int) -> str:
 
 @dataclass(frozen=True)
 class ReleaseFile:
-    """A validated release and where it came from."""
-
     path: str  # as reported in messages: relative to the entries folder's parent
     sequence: int  # 1 for YYYY-MM-DD.toml, N for YYYY-MM-DD-N.toml
     release: Release
@@ -56,7 +50,6 @@ class ReleaseFile:
 
     @property
     def anchor(self) -> str:
-        """The id of the release's heading on the changelog page."""
         return release_name(self.date, self.sequence)
 
 
@@ -97,11 +90,7 @@ def site_of(file: EntryFile, problems: list[Problem]) -> Site | None:
 
 
 def release_of(file: EntryFile, site: Site | None, problems: list[Problem]) -> ReleaseFile | None:
-    """The validated release in ``file``, or None; its problems are added to ``problems``.
-
-    A release that names an unknown module is returned with that problem
-    added, so that the check across files still sees its ids.
-    """
+    """The validated release in ``file``, or None; its problems are added to ``problems``."""
     if (named := _named(file.shown, problems)) is None:
         return None
     folder, year = PurePosixPath(file.relative).parent.name, named.group(1)[:4]
@@ -114,11 +103,10 @@ def release_of(file: EntryFile, site: Site | None, problems: list[Problem]) -> R
 
 
 def from_data(site: Mapping[str, Any], releases: Mapping[str, Mapping[str, Any]]) -> Changelog:
-    """Validate settings and releases already read as TOML tables, as :func:`load` does.
+    """Validate TOML tables as :func:`load` validates files: for entries held in memory.
 
-    ``releases`` maps each release's file name as messages show it (``entries/2026/
-    2026-11-07.toml``) to its table: for tools and tests that hold entries in memory,
-    including text no TOML file can carry.
+    ``releases`` maps each file name as messages show it (``entries/2026/2026-11-07.toml``)
+    to its table, which may hold text no TOML file can carry.
     """
     problems: list[Problem] = []
     valid = _validate(Site, dict(site), SITE_FILE, problems)
@@ -159,7 +147,7 @@ def _release(
         problems.append(Problem(name, "date", why))
         return None
     rf = ReleaseFile(name, int(named.group(2) or 1), release)
-    if site is not None:
+    if site is not None:  # unknown modules do not drop the release: its ids are still checked
         problems.extend(_check_modules(site, rf))
     count = sum(len(g.articles) + len(g.notes) for g in release.groups)
     if count > MAX_ITEMS_PER_RELEASE:
@@ -294,9 +282,7 @@ def _first_model(annotation: Any) -> Any:
     """The first model in a field's type: ``Note`` in ``tuple[Note, ...]``, or None."""
     if _is_model(annotation):
         return annotation
-    args = typing.get_args(annotation)
-    if typing.get_origin(annotation) is typing.Annotated:
-        args = args[:1]  # the type; the rest is metadata
+    args = typing.get_args(annotation)  # of Annotated[T, ...] too: its metadata holds no model
     return next((found for arg in args if (found := _first_model(arg)) is not None), None)
 
 
@@ -329,10 +315,7 @@ def release_keys(rf: ReleaseFile) -> tuple[IdKey, ...]:
 
 
 def check_unique_ids(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Problem]:
-    """An item id is minted from date, id and kind, so that triple must be unique.
-
-    The later release is the one told to change: the earlier one may be published.
-    """
+    """An item id is minted from date, id and kind, so that triple must be unique."""
     problems = []
     seen: dict[tuple[str, str, str], str] = {}
 
@@ -340,6 +323,7 @@ def check_unique_ids(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Pr
         stem = PurePosixPath(release[0]).stem  # YYYY-MM-DD or YYYY-MM-DD-N
         return stem[:10], int(stem[11:]) if stem[11:].isdigit() else 0, release[0]
 
+    # In release order: the later release is told to change, as the earlier may be published.
     for path, keys in sorted(releases, key=order):
         for day, item_id, kind, where in keys:
             here = f"{path} {where}"
@@ -350,3 +334,30 @@ def check_unique_ids(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Pr
                 )
                 problems.append(Problem(path, f"{where}.id", why))
     return problems
+
+
+def describe(changelog: Changelog) -> str:
+    """A one-line account of what the entries hold, for ``infrafeed check``."""
+    per_kind: Counter[str] = Counter()
+    per_module: Counter[int] = Counter()
+    for rf in changelog.releases:
+        for group in rf.release.groups:
+            per_kind[group.kind] += len(group.articles) + len(group.notes)
+            for article in group.articles:
+                module = article.module if article.module is not None else group.module
+                assert module is not None  # the loader guarantees it
+                per_module[module] += 1
+    kinds = ", ".join(f"{kind} {per_kind[kind]}" for kind in KINDS if per_kind[kind])
+    modules = ", ".join(
+        f"{m.number} {m.slug} {per_module[m.number]}" for m in changelog.site.modules
+    )
+    articles = sum(per_module.values())
+    notes = sum(per_kind.values()) - articles  # each change is an article or a note
+    return (
+        f"ok: {_count(len(changelog.releases), 'release')}, {_count(articles, 'article change')}, "
+        f"{_count(notes, 'note')}; by kind: {kinds or 'none'}; articles by module: {modules}"
+    )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -1,8 +1,7 @@
 """The entry schema: site settings and release files, as frozen pydantic models.
 
-Every text passes through an ``Annotated`` type below: normalised to NFC, with
-what no feed can carry refused (characters XML 1.0 forbids, empty or overlong
-text, unsafe links), in messages read next to a file name and field path.
+Every text passes through an ``Annotated`` type below: normalised to NFC, with what no feed
+can carry refused (characters XML 1.0 forbids, empty or overlong text, unsafe links).
 """
 
 from __future__ import annotations
@@ -123,7 +122,6 @@ def _note_text(value: str) -> str:
 
 
 def _form(kind: str, pattern: str, max_len: int, wanted: str) -> Callable[[str], str]:
-    """A check that a text is all of ``pattern`` and at most ``max_len`` long."""
     regex = re.compile(pattern)
 
     def check(value: str) -> str:
@@ -149,6 +147,16 @@ _number = _form(
     r"[0-9]+(?:\.[0-9]+)*",
     20,
     'an article number: write it as printed, e.g. "6.1" or "12"',
+)
+
+# Plain Markdown only (MDX refuses the HTML comments the page carries); no segment
+# starts with a dot, so the path can neither climb out nor hide among our own files.
+_page_path = _form(
+    "page_path",
+    r"(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)*[A-Za-z0-9_][A-Za-z0-9._-]*\.md",
+    200,
+    "a page path: use a relative path below the output folder ending in .md, "
+    "e.g. 'update-log.md' or 'blog/update-log.md'",
 )
 
 
@@ -190,17 +198,6 @@ def _timezone(value: str) -> str:
     return value
 
 
-# Plain Markdown only (MDX refuses the HTML comments the page carries); no segment
-# starts with a dot, so the path can neither climb out nor hide among our own files.
-_page_path = _form(
-    "page_path",
-    r"(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)*[A-Za-z0-9_][A-Za-z0-9._-]*\.md",
-    200,
-    "a page path: use a relative path below the output folder ending in .md, "
-    "e.g. 'update-log.md' or 'blog/update-log.md'",
-)
-
-
 # Each check runs on what the one before it returned, and only if that one passed.
 Line = Annotated[str, Strict(), AfterValidator(partial(_text, max_len=MAX_LINE, one_line=True))]
 Title = Annotated[Line, AfterValidator(_no_title_markup)]
@@ -225,12 +222,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-# Release files: entries/YYYY/YYYY-MM-DD.toml
-
-
 class Table(_Model):
-    """A small table attached to a note, e.g. a chapter outline."""
-
     header: tuple[Line, ...] = Field(min_length=1, max_length=20)
     rows: tuple[tuple[MarkdownLine, ...], ...] = Field(min_length=1, max_length=500)
 
@@ -291,7 +283,7 @@ class Group(_Model):
 
 
 class Release(_Model):
-    """One dated release of the changelog: the content of one release file."""
+    """One dated release of the changelog: a release file, entries/YYYY/YYYY-MM-DD.toml."""
 
     date: dt.date
     groups: tuple[Group, ...] = Field(min_length=1)
@@ -303,9 +295,6 @@ class Release(_Model):
                 yield f"groups[{g}].articles[{i}]", group, article
             for i, note in enumerate(group.notes, start=1):
                 yield f"groups[{g}].notes[{i}]", group, note
-
-
-# Site settings: entries/site.toml
 
 
 class Author(_Model):
@@ -417,6 +406,8 @@ class PageSettings(_Model):
 
 
 class Site(_Model):
+    """The site's settings: entries/site.toml."""
+
     title: Title
     description: Line
     language: Annotated[str, Strict(), Field(pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")]

@@ -64,19 +64,13 @@ def _ascii_host(host: str) -> str:
 
 
 def absolute(base: str, reference: str) -> str:
-    """Resolve ``reference`` against ``base`` and percent-encode it as a URI.
+    """Resolve ``reference`` against the folder ``base``; percent-encode the result (IRI to URI).
 
-    ``base`` is a folder (a trailing slash is added): ``cuda/x`` resolves below the site
-    and ``/AIInfraGuide/x`` against its origin, as on the site's own pages.
+    As on the site's pages: ``cuda/x`` below the site, ``/AIInfraGuide/x`` against its origin.
     """
     if not base.endswith("/"):
         base += "/"
-    return encode(urljoin(base, reference))
-
-
-def encode(url: str) -> str:
-    """Percent-encode the non-ASCII and unsafe characters of an absolute URL (IRI to URI)."""
-    parts = urlsplit(url)
+    parts = urlsplit(urljoin(base, reference))
     host = _ascii_host(parts.hostname or "")
     host = f"[{host}]" if ":" in host else host  # an IPv6 address keeps its brackets
     netloc = host if parts.port is None else f"{host}:{parts.port}"
