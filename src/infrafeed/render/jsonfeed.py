@@ -1,9 +1,8 @@
 """JSON Feed 1.1 (https://www.jsonfeed.org/version/1.1/): feedgen has none, so it is ours.
 
-Keys in a fixed order and non-ASCII text as UTF-8: the bytes depend only on the
-data. JSON Feed has no archive markers: pages chain with ``next_url`` (the next
-older document, like RFC 5005's ``prev-archive``); each page's ``feed_url`` is
-its own URL, like the self link of RSS and Atom.
+Keys in a fixed order, non-ASCII text as UTF-8. JSON Feed has no archive markers: pages chain
+with ``next_url`` (the next older document, like RFC 5005's ``prev-archive``); each page's
+``feed_url`` is its own URL, like the self link of RSS and Atom.
 """
 
 from __future__ import annotations
