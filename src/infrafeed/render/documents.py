@@ -93,8 +93,7 @@ def render_all(
     """Every output file but the changelog page; ``parts``: every item's, or rendered here."""
     if parts is None:
         parts = {item.id: part for item, part in zip(items, item_parts(site, items), strict=True)}
-    from .catalog import feed_views, opml_files, render_feeds_json, render_opml
-    from .pages import render_pages
+    from .pages import feed_views, opml_files, render_feeds_json, render_opml, render_pages
 
     histories = []
     for spec in specs:
