@@ -71,11 +71,9 @@ def archive_root(spec: FeedSpec) -> str:
 def plan(
     site: Site, spec: FeedSpec, items: Sequence[Item], size_of: Callable[[Document], int]
 ) -> FeedHistory:
-    """Split ``items`` (the whole feed, newest first) into its documents.
-
-    ``size_of`` gives a document's largest format in bytes; only documents of the feed's newest
-    items are measured, so prefix sums of sizes can answer.
-    """
+    """Split ``items`` (the whole feed, newest first) into its documents. ``size_of`` gives a
+    document's largest format in bytes; only documents of the newest items are measured (so
+    prefix sums of sizes can answer)."""
     everything = tuple(items)
     complete = Document(
         "complete", spec.folder, everything, newest_date(site, everything), None, None, None

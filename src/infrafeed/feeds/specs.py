@@ -80,7 +80,6 @@ def feed_specs(site: Site) -> tuple[FeedSpec, ...]:
 
 
 def select_all(items: Sequence[Item], spec: FeedSpec) -> tuple[Item, ...]:
-    """Every item that belongs in ``spec``'s feed, newest first."""
     if spec.module is None:
         return tuple(items)
     return tuple(i for i in items if i.module is not None and i.module.number == spec.module)

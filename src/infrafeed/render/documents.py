@@ -29,7 +29,6 @@ class ItemParts(NamedTuple):
 
 
 def item_parts(site: Site, items: Iterable[Item]) -> tuple[ItemParts, ...]:
-    """Each item rendered once in every format: RSS, Atom, JSON Feed and the pages' HTML."""
     from .jsonfeed import json_item
     from .pages import entry
     from .rss_atom import item_elements
@@ -159,11 +158,8 @@ class _Feed:
 
 
 def head(site: Site, spec: FeedSpec, document: Document, fmt: Format, version: str) -> Head:
-    """``document``'s head in ``fmt``, with its RFC 5005 links.
-
-    An archive names neither the hub nor infrafeed's version: a closed archive's bytes must not
-    change when either does.
-    """
+    """``document``'s head in ``fmt``. An archive names neither the hub nor infrafeed's version:
+    a closed archive's bytes must not change when either does."""
     url = partial(document_url, site, fmt)
     archive = document.role == "archive"
     return Head(

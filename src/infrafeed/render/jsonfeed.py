@@ -20,15 +20,13 @@ from .documents import Frame, Head
 VERSION = "https://jsonfeed.org/version/1.1"
 # "items" is the feed's last key: what json.dumps(indent=2) ends a feed with.
 _NO_ITEMS = b'  "items": []\n}\n'
-_ITEMS_START = b'  "items": [\n'
-_ITEMS_END = b"\n  ]\n}\n"
 
 
 def json_frame(doc: Head) -> Frame:
     empty = _dump(_feed(doc) | {"items": []})
     if not empty.endswith(_NO_ITEMS):
         raise RuntimeError(f"json.dumps no longer ends a feed with {_NO_ITEMS!r}")
-    return Frame(empty[: -len(_NO_ITEMS)] + _ITEMS_START, b",\n", _ITEMS_END, empty)
+    return Frame(empty[: -len(_NO_ITEMS)] + b'  "items": [\n', b",\n", b"\n  ]\n}\n", empty)
 
 
 def json_item(item: Item, site: Site) -> bytes:

@@ -144,11 +144,8 @@ def _feed(doc: Head) -> FeedGenerator:
 
 
 class _History:
-    """feedgen extension: RFC 5005 links and markers and the WebSub hub, which feedgen lacks.
-
-    feedgen makes it with no arguments; :func:`_feed` then gives it ``doc``. RSS gets them as
-    ``atom:link`` too, as RFC 5005 appendix B says.
-    """
+    """feedgen extension: the RFC 5005 links and markers and the WebSub hub, as ``atom:link`` in
+    RSS too (RFC 5005 appendix B). feedgen makes it bare; :func:`_feed` then gives it ``doc``."""
 
     doc: Head
 
