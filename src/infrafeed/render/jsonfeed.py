@@ -17,7 +17,6 @@ from ..source.models import Author, Site
 from ..source.urls import absolute
 from .documents import Frame, Head
 
-VERSION = "https://jsonfeed.org/version/1.1"
 # "items" is the feed's last key: what json.dumps(indent=2) ends a feed with.
 _NO_ITEMS = b'  "items": []\n}\n'
 
@@ -61,7 +60,7 @@ def _author(author: Author) -> list[dict[str, str]]:
 def _feed(doc: Head) -> dict[str, Any]:
     site, spec = doc.site, doc.spec
     feed: dict[str, Any] = {
-        "version": VERSION,
+        "version": "https://jsonfeed.org/version/1.1",
         "title": spec.title,
         "home_page_url": spec.home_url,
         "feed_url": doc.self_url,

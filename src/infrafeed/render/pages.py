@@ -99,8 +99,7 @@ def opml_files(views: Sequence[FeedView]) -> dict[str, list[FeedView]]:
 
 
 def render_feeds_json(site: Site, views: Sequence[FeedView]) -> bytes:
-    """One record per feed and format, flat: a site component picks a page's feeds with one
-    filter (module.slug). Fixed key order, UTF-8."""
+    """One record per feed and format, flat: a page's feeds are one filter away (module.slug)."""
     feeds = []
     for view in views:
         m, spec, current = view.module, view.spec, view.history.current

@@ -29,19 +29,16 @@ from .documents import Frame, Head
 
 # RFC 5005's namespace: fh:complete and fh:archive, in RSS and Atom alike.
 FEED_HISTORY_NS = "http://purl.org/syndication/history/1.0"
-
-_ATOM_NS = "http://www.w3.org/2005/Atom"
-_RSS_TAIL, _ATOM_TAIL = b"  </channel>\n</rss>\n", b"</feed>\n"
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 def rss_frame(doc: Head) -> Frame:
-    return _frame(_rss_bytes(_feed(doc), doc), _RSS_TAIL)
+    return _frame(_rss_bytes(_feed(doc), doc), b"  </channel>\n</rss>\n")
 
 
 def atom_frame(doc: Head) -> Frame:
-    return _frame(_atom_bytes(_feed(doc), doc), _ATOM_TAIL)
+    return _frame(_atom_bytes(_feed(doc), doc), b"</feed>\n")
 
 
 def item_elements(item: Item, site: Site) -> tuple[bytes, bytes]:
@@ -160,7 +157,7 @@ class _History:
         return feed
 
     def extend_rss(self, feed: Any) -> Any:
-        self._extend(feed.find("channel"), f"{{{_ATOM_NS}}}link")
+        self._extend(feed.find("channel"), "{http://www.w3.org/2005/Atom}link")
         return feed
 
     def _extend(self, parent: Any, link_tag: str) -> None:
