@@ -1,8 +1,7 @@
 """The id guard: items a feed published never vanish or move in time without a word.
 
-Subscribers' readers key items by id; an item that disappears, or comes back
-with another date, is either lost or shown as new again. A build that would
-do that is refused (exit code 3) unless the maintainer confirms it.
+Readers key items by id: one that disappears, or comes back with another date, is lost or shown
+as new again. A build that would do that is refused (exit code 3) unless the maintainer confirms.
 """
 
 from __future__ import annotations
@@ -26,12 +25,10 @@ def guard(
 ) -> dict[str, dict[str, str]]:
     """Refuse to drop or re-date items a feed already published; return the new id record.
 
-    A feed that no longer exists is not checked (publishing reports its removal).
-    Items past ``max_items`` are still selected: they are not drops. ``releases``
-    (each release file's path and date) lets a message name a vanished item's file.
-    ``archived`` names the feeds that had archives: a new item in one of their
-    closed months would rewrite an archive readers never fetch again, and is
-    refused like a drop.
+    A feed that no longer exists is not checked (publishing reports its removal); items past
+    ``max_items`` are still selected, not dropped. ``releases`` (each file's path and date) name a
+    vanished item's file. A new item in a closed month of an ``archived`` feed (one that had
+    archives) is refused like a drop: it would rewrite an archive readers never fetch again.
     """
     violations: list[str] = []
     record: dict[str, dict[str, str]] = {}

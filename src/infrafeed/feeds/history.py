@@ -1,21 +1,15 @@
-"""Full history in bounded feeds (RFC 5005): which document of a feed holds which item.
+"""Full history in bounded feeds (RFC 5005): which document of a feed holds which item. Pure.
 
-A feed within its limits (``max_items``, ``max_bytes``) is one ``complete``
-document. A larger one has a subscription document with the newest items of
-its newest (open) month, at least one, and an archive document per month for
-the rest (``archive/YYYY-MM/``): a closed month's archive (the feed has an
-item in a later month) holds every item of its month; the open month's
-archive, its items that the subscription document has no room for, exists
-only then: no archive is empty. Archives chain with ``prev-archive`` (older)
-and ``next-archive`` (newer); the newest archive's ``next-archive`` names the
-subscription document, where the items after it are (RFC 5005 has no archive
-to name there, and the W3C validator warns about an archive with no archive
-link). So an archive that has a newer archive changes only when an entry of
-its month is edited: its items, dates and links come from earlier data, and
-it names no hub and no version. The newest archive may also change: its
-items while its month is open, its next-archive when a newer archive
-appears. Following ``prev-archive`` from the subscription document visits
-every item exactly once. Pure: the same items give the same plan.
+A feed within ``max_items`` and ``max_bytes`` is one ``complete`` document. A larger one has a
+``current`` subscription document with the newest items of its open (newest) month, at least one,
+and an ``archive`` per month for the rest (``archive/YYYY-MM/``): a closed month's archive holds all
+its month's items; the open month's exists only for items the subscription document has no room for,
+so no archive is empty. Archives chain with ``prev-archive`` (older) and ``next-archive`` (newer);
+the newest archive's ``next-archive`` names the subscription document (RFC 5005 has no archive
+there, and the W3C validator warns about an archive with no archive link). So an archive with a
+newer archive changes only when an entry of its month is edited: it names no hub and no version. The
+newest one also changes while its month is open, and when a newer one appears. Following
+``prev-archive`` from the subscription document visits every item exactly once.
 """
 
 from __future__ import annotations
@@ -31,8 +25,6 @@ from ..source.models import Site
 from .items import Item
 from .specs import FeedSpec
 
-# A subscription document is "complete" (every item) or "current" (the newest,
-# with older items in "archive" documents, one per month).
 Role = Literal["complete", "current", "archive"]
 
 
@@ -79,11 +71,9 @@ def archive_root(spec: FeedSpec) -> str:
 def plan(
     site: Site, spec: FeedSpec, items: Sequence[Item], size_of: Callable[[Document], int]
 ) -> FeedHistory:
-    """Split ``items`` (the whole feed, newest first) into its documents.
-
-    ``size_of`` gives the largest of a document's formats, in bytes; only documents
-    of the feed's newest items are measured, so prefix sums of sizes can answer.
-    """
+    """Split ``items`` (the whole feed, newest first) into its documents. ``size_of`` gives a
+    document's largest format in bytes; only documents of the newest items are measured (so
+    prefix sums of sizes can answer)."""
     everything = tuple(items)
     complete = Document(
         "complete", spec.folder, everything, newest_date(site, everything), None, None, None
@@ -131,5 +121,4 @@ def newest_date(site: Site, items: tuple[Item, ...]) -> dt.datetime:
     """A document's updated date; one with no items falls back to the id minting date."""
     if items:
         return max(item.published for item in items)
-    minted = site.ids.date
-    return dt.datetime(minted.year, minted.month, minted.day, tzinfo=dt.UTC)
+    return dt.datetime.combine(site.ids.date, dt.time(), dt.UTC)

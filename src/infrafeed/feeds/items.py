@@ -84,8 +84,7 @@ class ItemMaker:
 
     def items(self, rf: ReleaseFile) -> Iterator[Item]:
         """``rf``'s items in page order, first newest."""
-        day = rf.date
-        start = dt.datetime(day.year, day.month, day.day, _RELEASE_HOUR, tzinfo=self.zone)
+        start = dt.datetime.combine(rf.date, dt.time(_RELEASE_HOUR), self.zone)
         start += dt.timedelta(hours=rf.sequence - 1)
         for second, (where, group, change) in enumerate(rf.release.changes()):
             published = start - dt.timedelta(seconds=second)

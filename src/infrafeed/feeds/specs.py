@@ -1,8 +1,4 @@
-"""Which feeds exist and what each holds: feeds as data, selection as a pure step.
-
-The settings say whether there is an all-items feed and per-module feeds; each
-feed is written in every format of :data:`FORMATS`.
-"""
+"""Which feeds exist (the settings say) and what each holds; each is written in every format."""
 
 from __future__ import annotations
 
@@ -45,12 +41,10 @@ class FeedSpec:
 
 
 def document_path(folder: str, fmt: Format) -> str:
-    """Where a feed document in ``fmt`` lives below the output folder."""
     return f"{folder}/{fmt.filename}" if folder else fmt.filename
 
 
 def document_url(site: Site, fmt: Format, folder: str) -> str:
-    """The public URL of the feed document in ``fmt`` in ``folder``."""
     return absolute(site.feeds.url, document_path(folder, fmt))
 
 
@@ -86,7 +80,6 @@ def feed_specs(site: Site) -> tuple[FeedSpec, ...]:
 
 
 def select_all(items: Sequence[Item], spec: FeedSpec) -> tuple[Item, ...]:
-    """Every item that belongs in ``spec``'s feed, newest first."""
     if spec.module is None:
         return tuple(items)
     return tuple(i for i in items if i.module is not None and i.module.number == spec.module)

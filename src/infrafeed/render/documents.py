@@ -1,10 +1,7 @@
-"""Render every output file: (path below the output folder, chunks of its bytes) pairs.
+"""Render every output file: (path below the output folder, chunks of its bytes) pairs. Pure.
 
-Each feed's documents (feeds/history.py) in every format, then the site files
-about the feeds. Pure: nothing here reads or writes a file. A document is a
-frame around its items' parts: each item is rendered once (:func:`item_parts`)
-though two feeds show it, and whether a feed fits ``max_bytes`` is arithmetic
-on the parts' lengths.
+A document is a frame around its items' parts: each item is rendered once (:func:`item_parts`)
+though two feeds show it, and whether a feed fits ``max_bytes`` is arithmetic on their lengths.
 """
 
 from __future__ import annotations
@@ -32,7 +29,6 @@ class ItemParts(NamedTuple):
 
 
 def item_parts(site: Site, items: Iterable[Item]) -> tuple[ItemParts, ...]:
-    """Each item rendered once in every format: RSS, Atom, JSON Feed and the pages' HTML."""
     from .jsonfeed import json_item
     from .pages import entry
     from .rss_atom import item_elements
@@ -61,13 +57,12 @@ class Head:
 
 
 class Frame(NamedTuple):
-    """A document's bytes around its items' parts: ``head``, the parts with
-    ``separator`` between two, then ``tail``; ``empty`` when it has no items."""
+    """A document's bytes: ``head``, its items' parts joined by ``separator``, then ``tail``."""
 
     head: bytes
     separator: bytes
     tail: bytes
-    empty: bytes  # not always head + tail (JSON's "[]")
+    empty: bytes  # the document with no items: not always head + tail (JSON's "[]")
 
     def size(self, count: int, parts_size: int) -> int:
         """The document's length with ``count`` items whose parts add up to ``parts_size``."""
@@ -97,8 +92,7 @@ def render_all(
     """Every output file but the changelog page; ``parts``: every item's, or rendered here."""
     if parts is None:
         parts = {item.id: part for item, part in zip(items, item_parts(site, items), strict=True)}
-    from .catalog import feed_views, opml_files, render_feeds_json, render_opml
-    from .pages import render_pages
+    from .pages import feed_views, opml_files, render_feeds_json, render_opml, render_pages
 
     histories = []
     for spec in specs:
@@ -127,8 +121,7 @@ class _Feed:
         items: tuple[Item, ...],
         parts: Mapping[str, ItemParts],
     ) -> None:
-        self.site, self.spec, self.version = site, spec, version
-        self.items = items
+        self.site, self.spec, self.version, self.items = site, spec, version, items
         self.start = {item.id: index for index, item in enumerate(items)}
         self.columns = [[getattr(parts[item.id], fmt.name) for item in items] for fmt in FORMATS]
         # prefix[k][n]: the length of the first n items' parts in FORMATS[k], so
@@ -139,16 +132,13 @@ class _Feed:
     def size_of(self, document: Document) -> int:
         """The largest of ``document``'s formats, in bytes, as history.plan compares it."""
         count = len(document.items)
-        if count and document.items[0] is not self.items[0]:
-            raise ValueError(f"feed '{self.spec.key}': a measured document is not its newest")
         return max(
             self.frame(document, fmt).size(count, sums[count])
             for fmt, sums in zip(FORMATS, self.prefix, strict=True)
         )
 
     def chunks(self, document: Document, fmt: Format) -> Iterator[bytes]:
-        # A document is a run of the feed's items (history.plan): it starts
-        # where its first item is, as the feed lists them.
+        # A document is a run of the feed's items (history.plan), from its first item on.
         start = self.start[document.items[0].id] if document.items else 0
         column = self.columns[FORMATS.index(fmt)][start : start + len(document.items)]
         return self.frame(document, fmt).chunks(column)
@@ -166,11 +156,8 @@ class _Feed:
 
 
 def head(site: Site, spec: FeedSpec, document: Document, fmt: Format, version: str) -> Head:
-    """The head of ``document`` of ``spec``'s feed in ``fmt``, with its RFC 5005 links.
-
-    An archive names neither the hub nor infrafeed's version: a closed
-    archive's bytes must not change when either does.
-    """
+    """``document``'s head in ``fmt``. An archive names neither the hub nor infrafeed's version:
+    a closed archive's bytes must not change when either does."""
     url = partial(document_url, site, fmt)
     archive = document.role == "archive"
     return Head(

@@ -1,9 +1,8 @@
 """JSON Feed 1.1 (https://www.jsonfeed.org/version/1.1/): feedgen has none, so it is ours.
 
-Keys in a fixed order and non-ASCII text as UTF-8: the bytes depend only on the
-data. JSON Feed has no archive markers: pages chain with ``next_url`` (the next
-older document, like RFC 5005's ``prev-archive``); each page's ``feed_url`` is
-its own URL, like the self link of RSS and Atom.
+Keys in a fixed order, non-ASCII text as UTF-8. JSON Feed has no archive markers: pages chain
+with ``next_url`` (the next older document, like RFC 5005's ``prev-archive``); each page's
+``feed_url`` is its own URL, like the self link of RSS and Atom.
 """
 
 from __future__ import annotations
@@ -18,18 +17,15 @@ from ..source.models import Author, Site
 from ..source.urls import absolute
 from .documents import Frame, Head
 
-VERSION = "https://jsonfeed.org/version/1.1"
 # "items" is the feed's last key: what json.dumps(indent=2) ends a feed with.
 _NO_ITEMS = b'  "items": []\n}\n'
-_ITEMS_START = b'  "items": [\n'
-_ITEMS_END = b"\n  ]\n}\n"
 
 
 def json_frame(doc: Head) -> Frame:
     empty = _dump(_feed(doc) | {"items": []})
     if not empty.endswith(_NO_ITEMS):
         raise RuntimeError(f"json.dumps no longer ends a feed with {_NO_ITEMS!r}")
-    return Frame(empty[: -len(_NO_ITEMS)] + _ITEMS_START, b",\n", _ITEMS_END, empty)
+    return Frame(empty[: -len(_NO_ITEMS)] + b'  "items": [\n', b",\n", b"\n  ]\n}\n", empty)
 
 
 def json_item(item: Item, site: Site) -> bytes:
@@ -64,7 +60,7 @@ def _author(author: Author) -> list[dict[str, str]]:
 def _feed(doc: Head) -> dict[str, Any]:
     site, spec = doc.site, doc.spec
     feed: dict[str, Any] = {
-        "version": VERSION,
+        "version": "https://jsonfeed.org/version/1.1",
         "title": spec.title,
         "home_page_url": spec.home_url,
         "feed_url": doc.self_url,

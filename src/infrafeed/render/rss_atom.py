@@ -3,7 +3,6 @@
 feedgen's traps, handled here once:
 - ``updated`` defaults to *now*: feeds and entries always get it from the data;
 - the default generator names feedgen's version: we name infrafeed's;
-- RSS's channel ``<link>`` is the last link added: ``rel=self`` goes first;
 - ``logo()`` also sets RSS's ``<image>`` and ``image()`` Atom's ``<logo>``: each
   document gets its own (RSS's must be a GIF, JPEG or PNG);
 - RSS ``<author>`` is an e-mail address: without one, ``dc:creator`` names the
@@ -11,13 +10,7 @@ feedgen's traps, handled here once:
 - RSS ``<description>`` is HTML to readers: it gets the HTML body, never the
   plain-text summary, whose ``<script>`` would run;
 - ``formatRFC2822`` switches the process's locale twice per date:
-  :func:`rfc822` writes the same C-locale ``<pubDate>``;
-- an Atom entry's ``<link>`` loses its ``rel`` (alternate, the default anyway);
-- RSS gets no ``atom:link`` but self: :class:`_History` writes the RFC 5005
-  links and markers and the WebSub hub into RSS and Atom.
-
-A document's head and tail are feedgen's feed with no entries; each item is
-printed once (:func:`item_elements`) exactly as feedgen prints it there.
+  :func:`rfc822` writes the same C-locale ``<pubDate>``.
 """
 
 from __future__ import annotations
@@ -36,27 +29,23 @@ from .documents import Frame, Head
 
 # RFC 5005's namespace: fh:complete and fh:archive, in RSS and Atom alike.
 FEED_HISTORY_NS = "http://purl.org/syndication/history/1.0"
-
-_ATOM_NS = "http://www.w3.org/2005/Atom"
-_RSS_TAIL, _ATOM_TAIL = b"  </channel>\n</rss>\n", b"</feed>\n"
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 def rss_frame(doc: Head) -> Frame:
-    return _frame(_rss_bytes(_feed(doc), doc), _RSS_TAIL)
+    return _frame(_rss_bytes(_feed(doc), doc), b"  </channel>\n</rss>\n")
 
 
 def atom_frame(doc: Head) -> Frame:
-    return _frame(_atom_bytes(_feed(doc), doc), _ATOM_TAIL)
+    return _frame(_atom_bytes(_feed(doc), doc), b"</feed>\n")
 
 
 def item_elements(item: Item, site: Site) -> tuple[bytes, bytes]:
     """The item's RSS ``<item>`` and Atom ``<entry>``, as feedgen and lxml print them in a feed.
 
-    Printed here, not built as a feedgen entry: feedgen makes and prints an
-    lxml tree per entry, a fifth of a cold build. tests/test_render_parts.py
-    holds these to feedgen's own documents, for any item.
+    Not a feedgen entry: it makes and prints an lxml tree per entry, a fifth of a cold build.
+    tests/test_render_parts.py holds these to feedgen's own documents, for any item.
     """
     author, title, link, id_ = site.author, _text(item.title), _text(item.link), _text(item.id)
     content = _text(item.content_html)
@@ -80,7 +69,7 @@ def item_elements(item: Item, site: Site) -> tuple[bytes, bytes]:
             atom += [f"      <{field}>{_text(value)}</{field}>\n"] if value else []
         atom.append("    </author>\n")
     atom.append(f'    <content type="html">{content}</content>\n')
-    atom.append(f'    <link href="{_attribute(item.link)}"/>\n')  # feedgen drops its rel
+    atom.append(f'    <link href="{_attribute(item.link)}"/>\n')  # feedgen drops rel=alternate
     if item.summary:
         # As escaped HTML, so text such as "</b>" stays text for every reader.
         summary = _text(html.escape(item.summary, quote=False))
@@ -137,7 +126,8 @@ def _feed(doc: Head) -> FeedGenerator:
     fg.subtitle(spec.description)  # RSS <description> and Atom <subtitle>
     fg.language(site.language)  # RSS <language> and Atom xml:lang
     fg.updated(doc.updated)
-    fg.author(_author(site))
+    author = {"name": site.author.name, "uri": site.author.url, "email": site.author.email}
+    fg.author({key: value for key, value in author.items() if value})
     if doc.generator_version is None:
         fg.generator("infrafeed")
     else:
@@ -150,17 +140,9 @@ def _feed(doc: Head) -> FeedGenerator:
     return fg
 
 
-def _author(site: Site) -> dict[str, str]:
-    found = {"name": site.author.name, "uri": site.author.url, "email": site.author.email}
-    return {key: value for key, value in found.items() if value}
-
-
 class _History:
-    """feedgen extension: RFC 5005 paging links and markers, and the WebSub hub.
-
-    feedgen makes it with no arguments; :func:`_feed` then gives it ``doc``.
-    Written as ``atom:link`` in RSS too, as RFC 5005 appendix B says.
-    """
+    """feedgen extension: the RFC 5005 links and markers and the WebSub hub, as ``atom:link`` in
+    RSS too (RFC 5005 appendix B). feedgen makes it bare; :func:`_feed` then gives it ``doc``."""
 
     doc: Head
 
@@ -175,7 +157,7 @@ class _History:
         return feed
 
     def extend_rss(self, feed: Any) -> Any:
-        self._extend(feed.find("channel"), f"{{{_ATOM_NS}}}link")
+        self._extend(feed.find("channel"), "{http://www.w3.org/2005/Atom}link")
         return feed
 
     def _extend(self, parent: Any, link_tag: str) -> None:
