@@ -1,18 +1,12 @@
 """The build cache: what each release file gave a build, so that an unchanged one is not redone.
 
-Optional, used at one seam (build.py's loop over the release files), and
-derived data only: deleting the folder changes nothing but time. A record is
-found by the sha256 of everything it was made from (the file's path and
-bytes, ``site.toml``, the time zone's rules, infrafeed's code, Python and the
-libraries that render), and carries the sha256 of its own bytes: a record
-that does not match them, or that does not have the shape a record has, is
-a miss. A damaged cache can only cost time.
-
-The records of one build are one file, ``releases.pack``, written anew (in
-one piece, beside the old one) when the build used records it did not find.
-Records are infrafeed's own data, read with ``marshal``: keep the folder as
-private as the entries (a forged record with a matching checksum would be
-published as it is).
+Derived data only: deleting it, or damaging it, costs nothing but time. A record is found by
+the sha256 of all it was made from (the file's path and bytes, ``site.toml``, the time zone's
+rules, infrafeed's code, Python and the rendering libraries) and carries the sha256 of its
+bytes: one that does not match, or is not shaped like a record, is a miss. A build's records
+are one file, ``releases.pack``, written anew when the build used records it did not find.
+They are read with ``marshal``: keep the folder as private as the entries (a forged record
+with a matching checksum would be published as it is).
 """
 
 from __future__ import annotations
@@ -103,14 +97,11 @@ class ReleaseCache:
         offset, length, sha = found
         try:
             payload = os.pread(self._old.fileno(), length, offset)
-        except OSError:
-            return key, None
-        if hashlib.sha256(payload).digest() != sha:
-            return key, None
-        try:
+            if hashlib.sha256(payload).digest() != sha:
+                return key, None
             # Only bytes whose sha256 matched, written by this code (the namespace).
             compiled = _compiled(marshal.loads(payload), self.site)  # noqa: S302
-        except (ValueError, TypeError, EOFError, IndexError, KeyError):
+        except (OSError, ValueError, TypeError, EOFError, IndexError, KeyError):
             return key, None
         self._new.append((key, (offset, length)))
         return key, compiled
