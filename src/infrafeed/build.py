@@ -19,9 +19,12 @@ from . import __version__
 from .clock import SYSTEM, Clock
 from .errors import DataError, InfraFeedError, OutOfDate, Problem, PublishError
 from .publish import Report, shown
+from .publish.files import write_atomic
 from .publish.lock import left_behind, locked
-from .publish.manifest import Manifest, intact, read_manifest
+from .publish.manifest import IDS, Manifest, ids_bytes, intact, parse_ids, read_ids, read_manifest
 from .source.files import PUBLISHED, read_entries
+
+_PAGE_OFF = "--page {}: the settings write no changelog page ([page] enabled = false)"
 
 if TYPE_CHECKING:
     from .cache import ReleaseCache
@@ -98,7 +101,7 @@ def build(
             and intact(out, previous, page)
         ):
             files = [*previous.files, *([str(page)] if page and previous.page else [])]
-            off = () if page is None or previous.page else (_page_off(page),)
+            off = () if page is None or previous.page else (_PAGE_OFF.format(page),)
             result = BuildResult(Report((), shown(files), (), ()), True, warnings=off)
         else:
             result = _publish(
@@ -123,7 +126,6 @@ def _publish(
     from .changelog.page import assemble_page
     from .feeds.guard import guard, had_archives
     from .feeds.specs import feed_specs, select_all
-    from .publish.manifest import IDS, ids_bytes, parse_ids, read_ids
     from .publish.tree import Tree
     from .render.documents import render_all
     from .source.loader import site_of, validate
@@ -175,12 +177,8 @@ def _publish(
         report = tree.publish(manifest, (page, text) if page and text is not None else None)
     finally:
         tree.cleanup()
-    off = (_page_off(page),) if page is not None and text is None else ()
+    off = (_PAGE_OFF.format(page),) if page is not None and text is None else ()
     return BuildResult(report, False, site.feeds.hub, (), cache_error, off)
-
-
-def _page_off(page: Path) -> str:
-    return f"--page {page}: the settings write no changelog page ([page] enabled = false)"
 
 
 def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -> BuildResult:
@@ -208,8 +206,6 @@ def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -
 
 def _write(path: Path, data: bytes) -> None:
     """Write one of infrafeed's records beside the output (publish/ writes the output)."""
-    from .publish.files import write_atomic
-
     try:
         write_atomic(path, (data,))
     except OSError as exc:

@@ -54,23 +54,12 @@ class ReleaseCache:
         self._index: dict[bytes, tuple[int, int, bytes]] = {}  # key -> offset, length, sha256
         # The records of this build, in order: found in the old pack (where), or new.
         self._new: list[tuple[bytes, tuple[int, int] | Compiled]] = []
-        self._open()
-
-    def __enter__(self) -> ReleaseCache:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._old is not None:
-            self._old.close()
-
-    def _open(self) -> None:
-        if self.folder is None:
+        if folder is None:
             return
         try:
-            old = (self.folder / PACK).open("rb")
+            self._old = old = (folder / PACK).open("rb")
         except OSError:
             return
-        self._old = old
         if old.read(len(_MAGIC) + 32) != _MAGIC + self.namespace:
             return  # another version, other settings: nothing here is of use
         offset = len(_MAGIC) + 32
@@ -83,14 +72,19 @@ class ReleaseCache:
             offset += _HEAD + length
             old.seek(offset)
 
+    def __enter__(self) -> ReleaseCache:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._old is not None:
+            self._old.close()
+
     def get(self, file: EntryFile) -> tuple[bytes, Compiled | None]:
         """The key of ``file``, and what it gave a build before if a sound record of it is here."""
         if self.folder is None:
             return b"", None
-        digest = hashlib.sha256(self.namespace)
-        digest.update(f"{len(file.relative)}:{file.relative}\n".encode(errors="surrogateescape"))
-        digest.update(file.data or b"")
-        key = digest.digest()
+        name = f"{len(file.relative)}:{file.relative}\n".encode(errors="surrogateescape")
+        key = hashlib.sha256(self.namespace + name + (file.data or b"")).digest()
         found = self._index.get(key)
         if found is None or self._old is None:
             return key, None

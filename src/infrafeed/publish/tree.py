@@ -93,9 +93,7 @@ class Tree:
             )
         return False
 
-    def publish(
-        self, manifest: Manifest, page: tuple[Path, Sequence[bytes]] | None = None
-    ) -> Report:
+    def publish(self, manifest: Manifest, page: tuple[Path, Sequence[bytes]] | None) -> Report:
         """Carry over what stays, write the manifest, sync, and switch to the new tree.
 
         ``manifest`` gives all but the files written here. ``page``, a file outside the output
@@ -166,7 +164,9 @@ class Tree:
 
     def _switched(self) -> bool:
         """Put the next tree in place of the published one in one step; False if it can't be."""
-        with _signals_deferred():
+        # SIGINT and SIGTERM wait until this is done: a switch is never half made.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
             if not self.out.exists():
                 self.dir.rename(self.out)
             # renameat2(AT_FDCWD, next, AT_FDCWD, out, RENAME_EXCHANGE)
@@ -176,6 +176,8 @@ class Tree:
                     raise _unchanged(self.out, "could not be switched", OSError(code, ""))
                 return False  # the file system cannot: move the files in instead
             fsync_folder(self.out.parent)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         return True
 
     def cleanup(self) -> None:
@@ -273,17 +275,6 @@ def _sync(folder: Path) -> None:
             os.sync()
     finally:
         os.close(fd)
-
-
-@contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """SIGINT and SIGTERM wait until the block is done: a switch is never half made."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _unchanged(path: Path, what: str, exc: OSError) -> PublishError:
