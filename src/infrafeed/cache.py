@@ -187,24 +187,18 @@ def _record(c: Compiled) -> tuple[Any, ...]:
 
 
 def _compiled(record: Any, site: Site) -> Compiled:
-    path, date, sequence, keys, items, parts, section = record
+    path, date, sequence, keys, item_rows, part_rows, section = record
     modules = {module.number: module for module in site.modules}
     zone = zoneinfo.ZoneInfo(site.timezone)
     count = len(_AS_IS)
-    return Compiled(
-        path,
-        dt.date.fromordinal(date),
-        sequence,
-        keys,
-        tuple(
-            Item(
-                **dict(zip(_AS_IS, fields[:count], strict=True)),
-                module=None if fields[count] is None else modules[fields[count]],
-                published=dt.datetime.fromisoformat(fields[count + 1]).astimezone(zone),
-                released=dt.date.fromordinal(fields[count + 2]),
-            )
-            for fields in items
-        ),
-        tuple(ItemParts(*p) for p in parts),
-        section,
+    items = tuple(
+        Item(
+            **dict(zip(_AS_IS, fields[:count], strict=True)),
+            module=None if fields[count] is None else modules[fields[count]],
+            published=dt.datetime.fromisoformat(fields[count + 1]).astimezone(zone),
+            released=dt.date.fromordinal(fields[count + 2]),
+        )
+        for fields in item_rows
     )
+    parts = tuple(ItemParts(*p) for p in part_rows)
+    return Compiled(path, dt.date.fromordinal(date), sequence, keys, items, parts, section)

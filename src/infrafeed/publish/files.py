@@ -63,8 +63,7 @@ def write_atomic(
     """
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with contextlib.suppress(FileNotFoundError):
-            temp.unlink()
+        temp.unlink(missing_ok=True)
         record = write_new(temp, chunks, sync=sync)
         if overwrite:
             temp.replace(path)

@@ -198,8 +198,7 @@ def remove_leftovers(out: Path) -> None:
         if leftover.is_dir() and not leftover.is_symlink():
             shutil.rmtree(leftover, ignore_errors=True)
         else:
-            with contextlib.suppress(FileNotFoundError):
-                leftover.unlink()
+            leftover.unlink(missing_ok=True)
 
 
 def _move_in(staged: Path, out: Path, removed: list[str]) -> None:
@@ -223,8 +222,7 @@ def _move_in(staged: Path, out: Path, removed: list[str]) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             source.replace(target)
         for relative in removed:
-            with contextlib.suppress(FileNotFoundError):
-                (out / relative).unlink()
+            (out / relative).unlink(missing_ok=True)
             folder = (out / relative).parent
             with contextlib.suppress(OSError):  # up to the first folder not empty
                 while folder != out and folder.is_relative_to(out):
