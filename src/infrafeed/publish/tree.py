@@ -250,14 +250,10 @@ def _walk(root: Path, skip: set[str]) -> Iterator[tuple[str, bool]]:
 
 
 def _settle(out: Path, names: Iterable[str]) -> None:
-    """Give the manifest a change time later than every file's it lists (manifest.intact).
-
-    Change times are kept at the kernel's tick (a few milliseconds): the manifest is touched
-    again until one has passed.
-    """
+    """Give the manifest a change time later than every file's it lists (manifest.as_recorded)."""
     newest = max((os.lstat(out / name).st_ctime_ns for name in names), default=0)
     manifest = out / MANIFEST
-    for _ in range(1000):
+    for _ in range(1000):  # change times move at the kernel's tick: until one has passed
         info = manifest.stat()
         os.utime(manifest, ns=(info.st_atime_ns, info.st_mtime_ns))  # the change time is now
         if manifest.stat().st_ctime_ns > newest:
