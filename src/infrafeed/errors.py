@@ -1,7 +1,4 @@
-"""The exceptions infrafeed raises, one root and one subclass per concern.
-
-The CLI maps each to a message and an exit code; library callers catch :class:`InfraFeedError`.
-"""
+"""The exceptions infrafeed raises: one root, one subclass per concern, each mapped in cli.py."""
 
 from __future__ import annotations
 
