@@ -193,8 +193,7 @@ def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -
     if site is None or site.feeds.hub is None:
         return result._replace(hub=None)
     manifest = read_manifest(out)
-    specs = feed_specs(site)
-    topics = {document_path(s.folder, f): s.url(site, f) for s in specs for f in FORMATS}
+    topics = {document_path(s.folder, f): s.url(site, f) for s in feed_specs(site) for f in FORMATS}
     changed = [topics[path] for path in result.report.written if path in topics]
     owed = [url for url in manifest.pending if url not in changed]
     notifications = notify(site.feeds.hub, [*owed, *changed], clock=clock)
