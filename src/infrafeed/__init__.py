@@ -2,15 +2,11 @@
 
 The library does the work; the ``infrafeed`` command is a thin layer over it::
 
-    from pathlib import Path
-    import infrafeed
-
     changelog = infrafeed.load(Path("entries"))  # validated, frozen models
     result = infrafeed.build(Path("entries"), Path("output"))  # feeds, pages, changelog page
-    print(result.report.written)
 
-``load`` and ``import_page`` load pydantic when first used, not on import:
-``infrafeed --help`` and a build with nothing to do never need it.
+``load`` and ``import_page`` load pydantic when first used, not on import: ``infrafeed --help``
+and a build with nothing to do never need it.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """``infrafeed build``: load -> validate -> select -> render -> publish, in one straight line.
 
-Each stage is a package of its own (source/, feeds/, render/, changelog/,
-publish/); this module only calls them in order. A build whose inputs (entry
-files and infrafeed's version) hash as they did last time, and whose outputs
-are on disk as it left them, stops before validating anything: the cron
-job's usual case imports neither pydantic nor feedgen.
-
-A release file's share of the work (its items, their renderings, its section
-of the changelog page) depends only on the file and the settings, so it is
-done one file at a time; with a build cache (cache.py), a file that did not
-change is not done again.
+A build whose inputs (entry files, infrafeed's version) hash as last time, and whose outputs
+are on disk as it left them, stops before validating anything: the cron job's usual case
+imports neither pydantic nor feedgen. A release file's share of the work (items, their
+renderings, its changelog section) depends only on it and the settings: it is done one file at
+a time, and a build cache (cache.py) keeps it for files that did not change.
 """
 
 from __future__ import annotations
@@ -24,17 +19,20 @@ from . import __version__
 from .clock import SYSTEM, Clock
 from .errors import DataError, InfraFeedError, OutOfDate, Problem, PublishError
 from .publish import Report, shown
+from .publish.files import write_atomic
 from .publish.lock import left_behind, locked
-from .publish.manifest import Manifest, intact, read_manifest
+from .publish.manifest import IDS, Manifest, ids_bytes, intact, parse_ids, read_ids, read_manifest
 from .source.files import PUBLISHED, read_entries
+
+_PAGE_OFF = "--page {}: the settings write no changelog page ([page] enabled = false)"
 
 if TYPE_CHECKING:
     from .cache import ReleaseCache
-    from .feeds.items import Item, ItemMaker
+    from .feeds.items import Item
     from .publish.websub import Notification
     from .render.documents import ItemParts
     from .source.files import EntryFile, Snapshot
-    from .source.loader import IdKey, ReleaseFile
+    from .source.loader import IdKey
     from .source.models import Site
 
 
@@ -73,11 +71,9 @@ def build(
 ) -> BuildResult:
     """Build every feed, the site files and the changelog page from ``entries`` into ``out``.
 
-    ``page`` puts the changelog page there instead of at its path below ``out``.
-    ``cache`` is a build cache folder, or None for none. ``locked_ids`` refuses
-    to change the id guard's memory kept with the entries (``published-ids.txt``),
-    as CI should. With ``ping``, tell the settings' WebSub hub about every
-    subscription document whose bytes changed, and about those still owed.
+    ``page`` puts the changelog page there instead of below ``out``. ``locked_ids`` refuses to
+    change the id guard's memory kept with the entries (``published-ids.txt``), as CI should.
+    ``ping`` tells the WebSub hub of every subscription document that changed, and of those owed.
     """
     if not entries.is_dir():
         raise DataError([Problem(str(entries), "(folder)", "no such folder")])
@@ -105,7 +101,7 @@ def build(
             and intact(out, previous, page)
         ):
             files = [*previous.files, *([str(page)] if page and previous.page else [])]
-            off = () if page is None or previous.page else (_page_off(page),)
+            off = () if page is None or previous.page else (_PAGE_OFF.format(page),)
             result = BuildResult(Report((), shown(files), (), ()), True, warnings=off)
         else:
             result = _publish(
@@ -130,7 +126,6 @@ def _publish(
     from .changelog.page import assemble_page
     from .feeds.guard import guard, had_archives
     from .feeds.specs import feed_specs, select_all
-    from .publish.manifest import IDS, ids_bytes, parse_ids, read_ids
     from .publish.tree import Tree
     from .render.documents import render_all
     from .source.loader import site_of, validate
@@ -182,12 +177,8 @@ def _publish(
         report = tree.publish(manifest, (page, text) if page and text is not None else None)
     finally:
         tree.cleanup()
-    off = (_page_off(page),) if page is not None and text is None else ()
+    off = (_PAGE_OFF.format(page),) if page is not None and text is None else ()
     return BuildResult(report, False, site.feeds.hub, (), cache_error, off)
-
-
-def _page_off(page: Path) -> str:
-    return f"--page {page}: the settings write no changelog page ([page] enabled = false)"
 
 
 def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -> BuildResult:
@@ -202,8 +193,7 @@ def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -
     if site is None or site.feeds.hub is None:
         return result._replace(hub=None)
     manifest = read_manifest(out)
-    specs = feed_specs(site)
-    topics = {document_path(s.folder, f): s.url(site, f) for s in specs for f in FORMATS}
+    topics = {document_path(s.folder, f): s.url(site, f) for s in feed_specs(site) for f in FORMATS}
     changed = [topics[path] for path in result.report.written if path in topics]
     owed = [url for url in manifest.pending if url not in changed]
     notifications = notify(site.feeds.hub, [*owed, *changed], clock=clock)
@@ -215,8 +205,6 @@ def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -
 
 def _write(path: Path, data: bytes) -> None:
     """Write one of infrafeed's records beside the output (publish/ writes the output)."""
-    from .publish.files import write_atomic
-
     try:
         write_atomic(path, (data,))
     except OSError as exc:
@@ -243,8 +231,10 @@ def _compile_all(
     site: Site, snapshot: Snapshot, memo: ReleaseCache, problems: list[Problem]
 ) -> list[Compiled]:
     """What each release file gives, newest first; raise with every problem found."""
+    from .changelog.page import release_section
     from .feeds.items import ItemMaker
-    from .source.loader import check_unique_ids, release_of, validate
+    from .render.documents import item_parts
+    from .source.loader import check_unique_ids, release_keys, release_of, validate
 
     maker = ItemMaker(site)
     releases = []
@@ -255,7 +245,12 @@ def _compile_all(
             rf = release_of(file, site, problems)
             if rf is None or len(problems) > before:
                 continue
-            compiled = _compile(site, maker, rf)
+            items = tuple(maker.items(rf))
+            section = release_section(site, rf).encode()
+            keys = release_keys(rf)
+            compiled = Compiled(
+                rf.path, rf.date, rf.sequence, keys, items, item_parts(site, items), section
+            )
             memo.put(key, compiled)
         releases.append(compiled)
     problems += check_unique_ids((c.path, c.keys) for c in releases)
@@ -265,15 +260,3 @@ def _compile_all(
         raise DataError(problems)
     releases.sort(key=lambda c: (c.date, c.sequence), reverse=True)
     return releases
-
-
-def _compile(site: Site, maker: ItemMaker, rf: ReleaseFile) -> Compiled:
-    from .changelog.page import release_section
-    from .render.documents import item_parts
-    from .source.loader import release_keys
-
-    items = tuple(maker.items(rf))
-    section = release_section(site, rf).encode()
-    return Compiled(
-        rf.path, rf.date, rf.sequence, release_keys(rf), items, item_parts(site, items), section
-    )

@@ -1,18 +1,12 @@
 """The build cache: what each release file gave a build, so that an unchanged one is not redone.
 
-Optional, used at one seam (build.py's loop over the release files), and
-derived data only: deleting the folder changes nothing but time. A record is
-found by the sha256 of everything it was made from (the file's path and
-bytes, ``site.toml``, the time zone's rules, infrafeed's code, Python and the
-libraries that render), and carries the sha256 of its own bytes: a record
-that does not match them, or that does not have the shape a record has, is
-a miss. A damaged cache can only cost time.
-
-The records of one build are one file, ``releases.pack``, written anew (in
-one piece, beside the old one) when the build used records it did not find.
-Records are infrafeed's own data, read with ``marshal``: keep the folder as
-private as the entries (a forged record with a matching checksum would be
-published as it is).
+Derived data only: deleting it, or damaging it, costs nothing but time. A record is found by
+the sha256 of all it was made from (the file's path and bytes, ``site.toml``, the time zone's
+rules, infrafeed's code, Python and the rendering libraries) and carries the sha256 of its
+bytes: one that does not match, or is not shaped like a record, is a miss. A build's records
+are one file, ``releases.pack``, written anew when the build used records it did not find.
+They are read with ``marshal``: keep the folder as private as the entries (a forged record
+with a matching checksum would be published as it is).
 """
 
 from __future__ import annotations
@@ -60,23 +54,12 @@ class ReleaseCache:
         self._index: dict[bytes, tuple[int, int, bytes]] = {}  # key -> offset, length, sha256
         # The records of this build, in order: found in the old pack (where), or new.
         self._new: list[tuple[bytes, tuple[int, int] | Compiled]] = []
-        self._open()
-
-    def __enter__(self) -> ReleaseCache:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._old is not None:
-            self._old.close()
-
-    def _open(self) -> None:
-        if self.folder is None:
+        if folder is None:
             return
         try:
-            old = (self.folder / PACK).open("rb")
+            self._old = old = (folder / PACK).open("rb")
         except OSError:
             return
-        self._old = old
         if old.read(len(_MAGIC) + 32) != _MAGIC + self.namespace:
             return  # another version, other settings: nothing here is of use
         offset = len(_MAGIC) + 32
@@ -89,28 +72,30 @@ class ReleaseCache:
             offset += _HEAD + length
             old.seek(offset)
 
+    def __enter__(self) -> ReleaseCache:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._old is not None:
+            self._old.close()
+
     def get(self, file: EntryFile) -> tuple[bytes, Compiled | None]:
         """The key of ``file``, and what it gave a build before if a sound record of it is here."""
         if self.folder is None:
             return b"", None
-        digest = hashlib.sha256(self.namespace)
-        digest.update(f"{len(file.relative)}:{file.relative}\n".encode(errors="surrogateescape"))
-        digest.update(file.data or b"")
-        key = digest.digest()
+        name = f"{len(file.relative)}:{file.relative}\n".encode(errors="surrogateescape")
+        key = hashlib.sha256(self.namespace + name + (file.data or b"")).digest()
         found = self._index.get(key)
         if found is None or self._old is None:
             return key, None
         offset, length, sha = found
         try:
             payload = os.pread(self._old.fileno(), length, offset)
-        except OSError:
-            return key, None
-        if hashlib.sha256(payload).digest() != sha:
-            return key, None
-        try:
+            if hashlib.sha256(payload).digest() != sha:
+                return key, None
             # Only bytes whose sha256 matched, written by this code (the namespace).
             compiled = _compiled(marshal.loads(payload), self.site)  # noqa: S302
-        except (ValueError, TypeError, EOFError, IndexError, KeyError):
+        except (OSError, ValueError, TypeError, EOFError, IndexError, KeyError):
             return key, None
         self._new.append((key, (offset, length)))
         return key, compiled
@@ -202,24 +187,18 @@ def _record(c: Compiled) -> tuple[Any, ...]:
 
 
 def _compiled(record: Any, site: Site) -> Compiled:
-    path, date, sequence, keys, items, parts, section = record
+    path, date, sequence, keys, item_rows, part_rows, section = record
     modules = {module.number: module for module in site.modules}
     zone = zoneinfo.ZoneInfo(site.timezone)
     count = len(_AS_IS)
-    return Compiled(
-        path,
-        dt.date.fromordinal(date),
-        sequence,
-        keys,
-        tuple(
-            Item(
-                **dict(zip(_AS_IS, fields[:count], strict=True)),
-                module=None if fields[count] is None else modules[fields[count]],
-                published=dt.datetime.fromisoformat(fields[count + 1]).astimezone(zone),
-                released=dt.date.fromordinal(fields[count + 2]),
-            )
-            for fields in items
-        ),
-        tuple(ItemParts(*p) for p in parts),
-        section,
+    items = tuple(
+        Item(
+            **dict(zip(_AS_IS, fields[:count], strict=True)),
+            module=None if fields[count] is None else modules[fields[count]],
+            published=dt.datetime.fromisoformat(fields[count + 1]).astimezone(zone),
+            released=dt.date.fromordinal(fields[count + 2]),
+        )
+        for fields in item_rows
     )
+    parts = tuple(ItemParts(*p) for p in part_rows)
+    return Compiled(path, dt.date.fromordinal(date), sequence, keys, items, parts, section)

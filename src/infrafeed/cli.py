@@ -1,8 +1,6 @@
 """The ``infrafeed`` command: a thin layer over the library.
 
-Each command parses its options, calls one library function and prints the
-result. :func:`main` is the one place that turns exceptions into messages
-and exit codes (documented in README.md and in ``infrafeed --help``). Heavy
+:func:`main` is the one place that turns exceptions into messages and exit codes. Heavy
 modules load inside the commands, so ``infrafeed --help`` starts fast.
 """
 
@@ -23,7 +21,7 @@ from typing import Any
 import click
 
 from . import __version__
-from .clock import SYSTEM, Clock
+from .clock import SYSTEM
 from .errors import (
     DataError,
     GuardError,
@@ -99,9 +97,15 @@ def new(entries: Path, date_text: str | None) -> None:
       $ infrafeed new --date 2026-11-30
       wrote entries/2026/2026-11-30.toml
     """
+    from zoneinfo import ZoneInfo
+
+    from .source.loader import load_site
     from .source.newrelease import write_template
 
-    date = _today(entries, SYSTEM)
+    try:  # today in the site's time zone, or in UTC when the settings cannot be read
+        date = SYSTEM.now().astimezone(ZoneInfo(load_site(entries).timezone)).date()
+    except InfraFeedError:
+        date = SYSTEM.now().astimezone(dt.UTC).date()
     if date_text is not None:
         try:
             date = dt.date.fromisoformat(date_text)
@@ -243,18 +247,6 @@ def _say(text: str, *, err: bool = False) -> None:
     """Print a line; a closed or full stdout never turns a finished job into a failure."""
     with contextlib.suppress(OSError, ValueError, AttributeError):  # closed, or gone
         click.echo(text, err=err)
-
-
-def _today(entries: Path, clock: Clock) -> dt.date:
-    """Today in the site's time zone (UTC when the settings cannot be read)."""
-    from zoneinfo import ZoneInfo
-
-    from .source.loader import load_site
-
-    try:
-        return clock.now().astimezone(ZoneInfo(load_site(entries).timezone)).date()
-    except InfraFeedError:
-        return clock.now().astimezone(dt.UTC).date()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,8 +1,5 @@
-"""The one clock of infrafeed: what it waits on and what "today" is; tests pass their own.
-
-Feed dates come from the entries, never from here: this clock only paces
-waiting (the output lock, WebSub retries) and gives ``infrafeed new`` its
-default date.
+"""The one clock of infrafeed; tests pass their own. Feed dates come from the entries, never
+from here: it only paces waiting (the output lock, WebSub retries) and dates ``infrafeed new``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,4 @@
-"""The exceptions infrafeed raises, one root and one subclass per concern.
-
-The CLI maps each family to a message and an exit code (see ``cli.py``);
-library callers catch :class:`InfraFeedError` to handle them all.
-"""
+"""The exceptions infrafeed raises: one root, one subclass per concern, each mapped in cli.py."""
 
 from __future__ import annotations
 
@@ -28,18 +24,14 @@ class InfraFeedError(Exception):
     """Root of every error infrafeed raises on purpose."""
 
 
-def _in_order(problem: Problem) -> tuple[object, ...]:
-    """Files, then fields in their order: ``articles[2]`` before ``articles[10]``."""
-    field = tuple(
-        (int(part) if part.isdigit() else -1, part) for part in re.split(r"(\d+)", problem.field)
-    )
-    return (problem.path, field, problem.line or 0, problem.message)
-
-
 class DataError(InfraFeedError):
     """The entries or the site settings are invalid; carries every problem found."""
 
-    _order = staticmethod(_in_order)  # how the problems are sorted
+    @staticmethod
+    def _order(problem: Problem) -> tuple[object, ...]:
+        """Files, then fields in their order: ``articles[2]`` before ``articles[10]``."""
+        field = tuple((int(p) if p.isdigit() else -1, p) for p in re.split(r"(\d+)", problem.field))
+        return (problem.path, field, problem.line or 0, problem.message)
 
     def __init__(self, problems: list[Problem], source: str = "the entries") -> None:
         self.problems = sorted(problems, key=self._order)

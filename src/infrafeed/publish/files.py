@@ -1,7 +1,5 @@
-"""Writing one file safely: the helper every writer of infrafeed uses.
-
-A file is written under a temporary name in its own folder, synced, then
-moved into place in one step, so that a reader sees the old file or the new
+"""Writing one file safely, as every writer of infrafeed does: under a temporary name in its
+folder, synced, then moved into place in one step, so that a reader sees the old file or the new
 one, never a part of either; a failure leaves no temporary file behind.
 """
 
@@ -24,10 +22,7 @@ class FileRecord(NamedTuple):
 
 
 def write_new(path: Path, chunks: Iterable[bytes], *, sync: bool = True) -> FileRecord:
-    """Create ``path`` (never through a symlink, never over a file), write ``chunks``, sync.
-
-    Returns the record of what was written, hashed on the way.
-    """
+    """Create ``path`` (never through a symlink, never over a file), write ``chunks``, sync."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(path, flags, 0o666)
     digest, size = hashlib.sha256(), 0
@@ -63,15 +58,12 @@ def write_atomic(
 ) -> FileRecord:
     """Write ``path`` whole or not at all; with ``overwrite=False``, never replace a file.
 
-    ``sync=False`` skips making it durable, for data whose loss costs only time.
-
-    Raises :class:`FileExistsError` when ``overwrite`` is False and the file
-    exists (or appeared meanwhile), and :class:`OSError` when writing fails.
+    ``sync=False`` is for data whose loss costs only time. Raises :class:`FileExistsError` when
+    ``overwrite`` is False and the file exists (or appeared meanwhile).
     """
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with contextlib.suppress(FileNotFoundError):
-            temp.unlink()
+        temp.unlink(missing_ok=True)
         record = write_new(temp, chunks, sync=sync)
         if overwrite:
             temp.replace(path)
@@ -106,11 +98,8 @@ def sha256_of(path: Path) -> str | None:
 
 def safe_relative(name: str) -> PurePosixPath | None:
     """``name`` as a path below a folder, or None if it could lead anywhere else."""
-    if not name or "\x00" in name or "\\" in name:
-        return None
     path = PurePosixPath(name)
-    if path.is_absolute() or any(part in ("..", ".") for part in path.parts):
+    # "a//b", "a/", "./a" read as other names: not how infrafeed names files.
+    if "\x00" in name or "\\" in name or path.as_posix() != name:
         return None
-    if path.as_posix() != name:  # "a//b", "a/", "./a": not how infrafeed names files
-        return None
-    return path
+    return None if path.is_absolute() or ".." in path.parts else path

@@ -1,10 +1,9 @@
 """One build at a time per output folder: the lock is on the folder that holds it.
 
-A build replaces the output folder within its parent (publish/tree.py), so
-the lock cannot live inside it; a lock file beside it could be deleted by
-mistake while a build runs. ``flock`` on the parent folder itself is
-released by the kernel when the holder dies, so a killed build never blocks
-the next one. Builds into sibling folders wait for each other too.
+A build replaces the output folder (publish/tree.py), so the lock cannot live inside it, and a
+lock file beside it could be deleted by mistake while a build runs. The kernel releases a
+``flock`` when its holder dies: a killed build never blocks the next one. Builds into sibling
+folders wait for each other too.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """What infrafeed published in an output folder: its files, and the ids its feeds hold.
 
-Text files, one record a line, sorted, with no time stamps (two builds of the
-same entries leave byte-identical folders):
-
-- ``.infrafeed-manifest``: the digest of the inputs, then every file infrafeed
-  wrote with its sha256 and size (only those are ever replaced or deleted),
-  and the WebSub pings still owed. A build whose inputs and files are as
-  recorded has nothing to do.
-- ``.infrafeed-ids``, and ``published-ids.txt`` kept in git beside the
-  releases: every item each feed published, with its date: the id guard's
-  memory (feeds/guard.py).
-
-Anything that is not exactly what infrafeed writes is refused, never guessed at.
+Text files, a record a line, sorted, with no time stamps (two builds of the same entries leave
+byte-identical folders). ``.infrafeed-manifest``: the digest of the inputs, every file infrafeed
+wrote with its sha256 and size (only those are ever replaced or deleted), the WebSub pings still
+owed. ``.infrafeed-ids``, and ``published-ids.txt`` kept in git beside the releases: every item
+each feed published, with its date (the id guard's memory). Anything that is not exactly what
+infrafeed writes is refused, never guessed at.
 """
 
 from __future__ import annotations
@@ -123,10 +117,9 @@ def intact(out: Path, manifest: Manifest, page: Path | None) -> bool:
 def as_recorded(path: Path, record: FileRecord, settled_ns: int) -> bool:
     """Whether ``path`` is a regular file with the bytes of ``record``.
 
-    Only a file changed at or after ``settled_ns`` is read: the manifest is
-    written after every file it lists, so a file whose change time (which no
-    tool can set back, unlike the modification time ``cp -p`` and ``rsync -t``
-    keep) is older has not been touched since; a large site's feeds are most
+    Only a file changed at or after ``settled_ns`` is read: the manifest is written after every
+    file it lists, so a file whose change time (which no tool can set back, unlike the mtime
+    ``cp -p`` and ``rsync -t`` keep) is older is untouched since. A large site's feeds are most
     of what a build with nothing to do would otherwise read.
     """
     try:

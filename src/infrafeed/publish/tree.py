@@ -1,18 +1,13 @@
 """Publishing: the only code that writes the output folder, and it replaces it whole.
 
-A build writes the complete new tree beside the published one (a file whose
-bytes did not change is a hard link to the published file, so it keeps its
-inode and modification time, and readers get their 304s), syncs it, then
-switches the two folders in one step with Linux's ``renameat2`` and
-``RENAME_EXCHANGE``: a reader sees the old tree or the new one, never a mix,
-and signals that arrive meanwhile wait until the switch is done. Files that
-are not infrafeed's (not in the manifest) are carried over; infrafeed never
-writes over one that differs from what it would write.
-
-Where the folder cannot be switched (its parent is not writable, it is a
-mount point, or the file system has no ``RENAME_EXCHANGE``), the changed
-files are moved in one at a time under a journal, which the next build
-completes before anything else: during that window a reader may see a mix.
+A build writes the whole new tree beside the published one (a file whose bytes did not change
+is a hard link to the published one, so it keeps its inode and modification time, and readers
+get their 304s), syncs it, then switches the two folders in one step with ``renameat2`` and
+``RENAME_EXCHANGE``: a reader sees the old tree or the new one, never a mix, and signals wait
+until the switch is done. Files not infrafeed's (not in the manifest) are carried over, and
+never written over. Where the folder cannot be switched (its parent is not writable, it is a
+mount point, or the file system has no ``RENAME_EXCHANGE``), the changed files are moved in one
+at a time under a journal, which the next build completes first: meanwhile a reader may see a mix.
 """
 
 from __future__ import annotations
@@ -98,28 +93,22 @@ class Tree:
             )
         return False
 
-    def publish(
-        self, manifest: Manifest, page: tuple[Path, Sequence[bytes]] | None = None
-    ) -> Report:
+    def publish(self, manifest: Manifest, page: tuple[Path, Sequence[bytes]] | None) -> Report:
         """Carry over what stays, write the manifest, sync, and switch to the new tree.
 
-        ``manifest`` gives all but the files, which are the ones written here.
-        ``page``, a file outside the output folder and its chunks, is written
-        too, before the switch.
+        ``manifest`` gives all but the files written here. ``page``, a file outside the output
+        folder and its chunks, is written too, before the switch.
         """
         removed, kept = self._carry_over()
         page_record = None
         if page is not None:
-            path, chunks = page
-            digest = hashlib.sha256()
-            for chunk in chunks:
-                digest.update(chunk)
-            page_record = FileRecord(digest.hexdigest(), sum(map(len, chunks)))
+            path, data = page[0], b"".join(page[1])
+            page_record = FileRecord(hashlib.sha256(data).hexdigest(), len(data))
             if sha256_of(path) == page_record.sha256:
                 self.unchanged.add(str(path))
             else:
                 try:
-                    write_atomic(path, chunks)
+                    write_atomic(path, (data,))
                 except OSError as exc:
                     raise _unchanged(path, "could not be written", exc) from None
         manifest = manifest._replace(files=dict(self.records), page=page_record)
@@ -142,22 +131,18 @@ class Tree:
     def _carry_over(self) -> tuple[list[str], list[str]]:
         """Link what stays of the published tree into the next one; return what goes.
 
-        Files not infrafeed's stay; so do files of feeds no longer made that
-        were edited since infrafeed wrote them ("kept"); the others are removed.
+        Files not infrafeed's stay; so do files of feeds no longer made that were edited since
+        infrafeed wrote them ("kept"); the others are removed.
         """
         removed, kept = [], []
         for relative, is_link in _walk(self.out, _OURS):
             if relative in self.records or relative.startswith(".infrafeed"):
                 continue  # (what older versions of infrafeed left goes)
             record = self.previous.files.get(relative)
-            if (
-                record is not None
-                and not is_link
-                and sha256_of(self.out / relative) == record.sha256
-            ):
-                removed.append(relative)
-                continue
             if record is not None:
+                if not is_link and sha256_of(self.out / relative) == record.sha256:
+                    removed.append(relative)
+                    continue
                 kept.append(relative)
             if not self.switch:
                 continue
@@ -179,7 +164,9 @@ class Tree:
 
     def _switched(self) -> bool:
         """Put the next tree in place of the published one in one step; False if it can't be."""
-        with _signals_deferred():
+        # SIGINT and SIGTERM wait until this is done: a switch is never half made.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
             if not self.out.exists():
                 self.dir.rename(self.out)
             # renameat2(AT_FDCWD, next, AT_FDCWD, out, RENAME_EXCHANGE)
@@ -189,6 +176,8 @@ class Tree:
                     raise _unchanged(self.out, "could not be switched", OSError(code, ""))
                 return False  # the file system cannot: move the files in instead
             fsync_folder(self.out.parent)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         return True
 
     def cleanup(self) -> None:
@@ -209,15 +198,14 @@ def remove_leftovers(out: Path) -> None:
         if leftover.is_dir() and not leftover.is_symlink():
             shutil.rmtree(leftover, ignore_errors=True)
         else:
-            with contextlib.suppress(FileNotFoundError):
-                leftover.unlink()
+            leftover.unlink(missing_ok=True)
 
 
 def _move_in(staged: Path, out: Path, removed: list[str]) -> None:
     """Move the changed files of ``staged`` into ``out`` one at a time, the manifest last.
 
-    A journal lists what this does, so that a build killed midway is
-    completed by the next one (remove_leftovers), whatever step it died at.
+    A journal lists what this does, so that the next build completes one killed midway
+    (remove_leftovers), whatever step it died at.
     """
     journal = out / JOURNAL
     try:
@@ -234,9 +222,12 @@ def _move_in(staged: Path, out: Path, removed: list[str]) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             source.replace(target)
         for relative in removed:
-            with contextlib.suppress(FileNotFoundError):
-                (out / relative).unlink()
-            _remove_empty_parents(out / relative, out)
+            (out / relative).unlink(missing_ok=True)
+            folder = (out / relative).parent
+            with contextlib.suppress(OSError):  # up to the first folder not empty
+                while folder != out and folder.is_relative_to(out):
+                    folder.rmdir()
+                    folder = folder.parent
         shutil.rmtree(staged, ignore_errors=True)
         journal.unlink()
     except OSError as exc:
@@ -259,15 +250,10 @@ def _walk(root: Path, skip: set[str]) -> Iterator[tuple[str, bool]]:
 
 
 def _settle(out: Path, names: Iterable[str]) -> None:
-    """Give the manifest a change time later than every file's it lists (manifest.intact).
-
-    A file that changes after that is one changed since the build. Change
-    times are kept at the kernel's tick (a few milliseconds): the manifest is
-    touched again until one has passed.
-    """
+    """Give the manifest a change time later than every file's it lists (manifest.as_recorded)."""
     newest = max((os.lstat(out / name).st_ctime_ns for name in names), default=0)
     manifest = out / MANIFEST
-    for _ in range(1000):
+    for _ in range(1000):  # change times move at the kernel's tick: until one has passed
         info = manifest.stat()
         os.utime(manifest, ns=(info.st_atime_ns, info.st_mtime_ns))  # the change time is now
         if manifest.stat().st_ctime_ns > newest:
@@ -283,27 +269,6 @@ def _sync(folder: Path) -> None:
             os.sync()
     finally:
         os.close(fd)
-
-
-@contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """SIGINT and SIGTERM wait until the block is done: a switch is never half made."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
-def _remove_empty_parents(path: Path, out: Path) -> None:
-    folder = path.parent
-    while folder != out and folder.is_relative_to(out):
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent
 
 
 def _unchanged(path: Path, what: str, exc: OSError) -> PublishError:

@@ -1,13 +1,7 @@
 """WebSub publishing: tell the hub which feeds changed, so subscribers hear in seconds.
 
-Every subscription document names the hub (``atom:link rel="hub"``, JSON
-Feed ``hubs``); after a build, :func:`notify` sends the hub one
-``hub.mode=publish`` request per feed document whose bytes changed. The hub
-then fetches the feed itself and pushes it to its subscribers.
-
-A hub that is down must not cost the site its feeds: the output is already
-published when this runs, each request has a timeout and a bounded number of
-attempts, and failures are returned for the caller to report, never raised.
+A hub that is down must not cost the site its feeds: this runs once the output is published,
+and failures are returned for the caller to report, never raised.
 """
 
 from __future__ import annotations
@@ -46,9 +40,9 @@ def notify(
 ) -> tuple[Notification, ...]:
     """Send one publish notification per topic; return what happened to each.
 
-    A hub that cannot be reached is not asked again for the other topics, and
-    nothing is sent, waited for or slept on past ``budget`` seconds: those come
-    back as failed, for the next build to send (the manifest keeps them pending).
+    Each request has a timeout and a bounded number of attempts. A hub that cannot be reached is
+    not asked again for the other topics, and nothing is sent, waited for or slept on past
+    ``budget`` seconds: those come back as failed, for the next build to send.
     """
     deadline = clock.monotonic() + budget
     results: list[Notification] = []
