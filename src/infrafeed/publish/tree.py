@@ -102,13 +102,16 @@ class Tree:
         removed, kept = self._carry_over()
         page_record = None
         if page is not None:
-            path, data = page[0], b"".join(page[1])
-            page_record = FileRecord(hashlib.sha256(data).hexdigest(), len(data))
+            path, chunks = page  # hashed chunk by chunk: a large site's page is never copied
+            digest = hashlib.sha256()
+            for chunk in chunks:
+                digest.update(chunk)
+            page_record = FileRecord(digest.hexdigest(), sum(map(len, chunks)))
             if sha256_of(path) == page_record.sha256:
                 self.unchanged.add(str(path))
             else:
                 try:
-                    write_atomic(path, (data,))
+                    write_atomic(path, chunks)
                 except OSError as exc:
                     raise _unchanged(path, "could not be written", exc) from None
         manifest = manifest._replace(files=dict(self.records), page=page_record)
