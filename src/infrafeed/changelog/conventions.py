@@ -1,15 +1,12 @@
-"""The changelog page's own conventions, shared by its writer and its importer.
+"""The changelog page's conventions, shared by its writer (``page``) and its reader.
 
 Release headings: ``## 2026-11-07``, and ``## 2026-11-07 (2)`` for a day's second release,
-whose id on the site (github-slugger), ``2026-11-07-2``, is the feed items' anchor
-(``loader.ReleaseFile.anchor``). What the entries hold but the page does not show (ids,
-modules, chapters, a note's title and page) rides along in annotations, HTML comments::
-
-    <!-- infrafeed group module=4 chapter=6 -->    on its own line: starts a group
-    - **Bài:** 2.1 PagedAttention <!-- infrafeed id="paged-attention" chapter=2 -->
-
-A value is a whole number, ``true``, or a JSON string in which ``--`` (which would end the
-comment for some Markdown parsers) is written ``-\\u002d``.
+whose id on the site (github-slugger), ``2026-11-07-2``, is the feed items' anchor. What the
+entries hold but the page does not show (ids, modules, chapters, a note's title and page)
+rides along in HTML comments: ``<!-- infrafeed group module=4 chapter=6 -->`` on its own line
+starts a group; one at the end of a bullet annotates its item. A value is a whole number,
+``true``, or a JSON string in which ``--`` (which would end the comment for some Markdown
+parsers) is written ``-\\u002d``.
 """
 
 from __future__ import annotations
@@ -72,13 +69,11 @@ def release_heading(day: dt.date, sequence: int) -> str:
 
 
 def parse_release_heading(text: str) -> tuple[dt.date, int | None]:
-    """``(2026-11-07, None)`` for "2026-11-07" or "7 Nov 2026", ``(…, 2)`` for "2026-11-07 (2)";
-    a ValueError tells the page's author what is wrong."""
+    """(2026-11-07, None) for "2026-11-07" or "7 Nov 2026", (…, 2) for "2026-11-07 (2)"."""
     text = text.strip()
     found = _SEQUENCE.search(text)
     written = text[: found.start()] if found else text
-    day = _date(written)
-    if day is None:
+    if (day := _date(written)) is None:
         raise ValueError(
             f"'{text}' is not a release heading: write its date, '## 2026-11-07', "
             "or '## 2026-11-07 (2)' for the second release of a day"
@@ -103,9 +98,8 @@ def _date(text: str) -> dt.date | None:
     if not _YEAR.search(text):
         return None
     try:
-        # dateutil fills in what the text leaves out from its default: with two
-        # defaults that share nothing, only a text that names year, month and day
-        # gives one date.
+        # dateutil fills in what the text leaves out from its default: with two defaults
+        # that share nothing, only a text that names year, month and day gives one date.
         days = {dateparser.parse(text, default=dt.datetime(y, y, y)).date() for y in (1, 2)}
     except (ValueError, OverflowError):
         return None
@@ -118,10 +112,6 @@ class Annotation:
     fields: Mapping[str, AnnotationValue]
 
 
-class AnnotationError(ValueError):
-    """An ``<!-- infrafeed ... -->`` comment that cannot be read."""
-
-
 def format_annotation(fields: Mapping[str, AnnotationValue], *, group: bool = False) -> str:
     parts = ["infrafeed", *(["group"] if group else [])]
     for key, value in fields.items():
@@ -132,7 +122,7 @@ def format_annotation(fields: Mapping[str, AnnotationValue], *, group: bool = Fa
 
 
 def parse_annotation(html: str) -> Annotation | None:
-    """The annotation in an HTML comment; None when the comment is not one of ours."""
+    """The annotation in an HTML comment; None when not one of ours; ValueError if unreadable."""
     match = _ANNOTATION.match(html.strip())
     if match is None:
         return None
@@ -143,14 +133,14 @@ def parse_annotation(html: str) -> Annotation | None:
             break
         key, raw = found.groups()
         if key in fields:
-            raise AnnotationError(f"'{key}' is given twice")
+            raise ValueError(f"'{key}' is given twice")
         try:  # the pattern makes a quoted value a JSON string
             fields[key] = True if raw == "true" else int(raw) if raw.isdigit() else json.loads(raw)
         except ValueError as exc:
-            raise AnnotationError(f"{raw[:60]} is not a valid quoted string: {exc}") from None
+            raise ValueError(f"{raw[:60]} is not a valid quoted string: {exc}") from None
         position = found.end()
     if body[position:].strip():
-        raise AnnotationError(
+        raise ValueError(
             f"cannot read {body[position:].strip()[:60]!r}; write key=value pairs: "
             'module=4, chapter=6, page="https://..."'
         )

@@ -24,7 +24,6 @@ from .conventions import (
     COLONS,
     HEADINGS,
     SEPARATOR,
-    AnnotationError,
     AnnotationValue,
     article_starts,
     fold,
@@ -224,7 +223,7 @@ class _Reader:
     def html_block(self, node: SyntaxTreeNode, line: int) -> None:
         try:
             annotation = parse_annotation(node.content)
-        except AnnotationError as exc:
+        except ValueError as exc:
             self.error(line, "annotation", str(exc))
             return
         if annotation is None:
@@ -267,7 +266,7 @@ class _Reader:
             return pieces, None
         try:
             annotation = parse_annotation(last.content)
-        except AnnotationError as exc:
+        except ValueError as exc:
             self.error(line, "annotation", str(exc))
             return strip_edges(pieces[:-1]), None
         if annotation is None:
