@@ -30,7 +30,7 @@ from .conventions import (
     parse_annotation,
     parse_release_heading,
 )
-from .markdown_reader import Piece, markdown_parser, read_nodes, split_at, strip_edges, text_of
+from .markdown import Piece, markdown_parser, read_nodes, split_at, strip_edges, text_of
 
 Fields = dict[str, AnnotationValue]
 Blocks = Sequence[SyntaxTreeNode]  # a page's blocks, or those of a bullet
