@@ -28,11 +28,9 @@ SEPARATOR = " | "  # between an item's title or text and its summary
 COLONS = (":", "：")  # after the article label; the second is the full-width colon of CJK pages
 # An article's label on the page is "number title": "6.1 Tổng quan ...".
 ARTICLE_NUMBER = re.compile(r"^([0-9]+(?:\.[0-9]+)*)\s+(\S.*)$", re.S)
-# Labels that start an article's bullet besides the site's own: the shipped
-# site's, the original site's and English.
+# Article labels known besides the site's own: the shipped site's, the original's, English.
 ARTICLE_LABELS = ("Bài", "文章", "Article")
-# Kind headings a page to import may use without settings: the shipped site's
-# Vietnamese, the original site's Chinese, and Keep a Changelog's English.
+# Kind headings known without settings: the shipped site's, the original's, Keep a Changelog's.
 HEADINGS: dict[Kind, tuple[str, ...]] = {
     "new": ("Nội dung mới", "新增内容", "新增", "Added", "New"),
     "revised": ("Điều chỉnh nội dung", "内容调整", "内容修订", "Changed", "Fixed", "Security"),

@@ -85,8 +85,7 @@ def link_destination(url: str) -> str:
 
 class _Writer:
     def __init__(self, resolve: Callable[[str], str], in_table: bool) -> None:
-        self.resolve = resolve
-        self.in_table = in_table
+        self.resolve, self.in_table = resolve, in_table
 
     def nodes(self, nodes: tuple[Node, ...], *, line_start: bool, in_link: bool = False) -> str:
         if len(nodes) == 1 and isinstance(nodes[0], Text):
@@ -137,8 +136,7 @@ class _Writer:
         assert isinstance(node, Emphasis | Strong)
         if not node.children:
             return False
-        # Delimiter runs that touch ("***", "*a**b*") are paired by rules our
-        # nodes cannot steer.
+        # Delimiter runs that touch ("***", "*a**b*") are paired by rules our nodes cannot steer.
         first, last = node.children[0], node.children[-1]
         if isinstance(first, Emphasis | Strong) or isinstance(last, Emphasis | Strong):
             return False

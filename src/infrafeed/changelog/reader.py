@@ -1,9 +1,6 @@
-"""Read a changelog page in Markdown: releases, kind headings, groups, articles and notes.
-
-The page ``infrafeed build`` writes, or a site's own in that form or the original site's.
-Only structure and text, with the line of each: ``mapping`` decides modules and ids, and
-validates. Errors (an unknown heading, a bad date) stop the import; warnings (a malformed link
-kept as text, an empty heading) are reported.
+"""Read a changelog page (the one ``infrafeed build`` writes, or a site's own in that form or
+the original site's) into releases, groups and items with their lines: only structure and text,
+``mapping`` decides modules and ids. Errors stop the import; warnings are reported.
 """
 
 from __future__ import annotations
