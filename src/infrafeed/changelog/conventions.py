@@ -126,9 +126,7 @@ def parse_annotation(html: str) -> Annotation | None:
         return None
     body, position = match.group("body"), 0
     fields: dict[str, AnnotationValue] = {}
-    for found in _FIELD.finditer(body, position):
-        if found.start() != position:
-            break
+    while found := _FIELD.match(body, position):
         key, raw = found.groups()
         if key in fields:
             raise ValueError(f"'{key}' is given twice")

@@ -1,27 +1,25 @@
 """The changelog page's inline Markdown: entry text written as CommonMark (+ GFM tables), and read.
 
-The entries' own syntax treats ``<``, ``_``, ``&``, ``|`` and ``~`` as plain text; the site
-renders the page with CommonMark + GFM, where they can start HTML, emphasis, an entity, a table
-cell or a strikethrough, and ``#``, ``-`` or ``1.`` at the start of a line start a block. So the
-writer escapes every character CommonMark would read as markup: the page shows exactly the text
-of the entries, and ``read_nodes`` reads the same nodes back. Sites add syntax: ``$`` opens math
-(remark-math) and is escaped too; GFM links ``www.`` and ``http://`` in text, showing the escapes
-inside them, unless their ``.`` or ``:`` is escaped; smartypants turns ``--``, ``...``, ``. . .``,
-two backticks and ``''`` within one text into typographic marks, unless an empty comment
-(``SPLIT``) parts their characters.
+The entries' syntax treats ``<``, ``_``, ``&``, ``|`` and ``~`` as plain text; the site renders the
+page with CommonMark + GFM, where they can start HTML, emphasis, an entity, a table cell or a
+strikethrough, and ``#``, ``-`` or ``1.`` at the start of a line start a block. So the writer
+escapes every character CommonMark would read as markup: the page shows exactly the entries' text,
+and ``read_nodes`` reads the same nodes back. Sites add syntax: ``$`` opens math (remark-math) and
+is escaped too; GFM links ``www.`` and ``http://`` in text, showing the escapes inside them, unless
+their ``.`` or ``:`` is escaped; smartypants turns ``--``, ``...``, ``. . .``, two backticks and
+``''`` within one text into typographic marks, unless an empty comment (``SPLIT``) parts them.
 
-Known limits, all about text one Markdown paragraph cannot express: a blank line inside a text
-becomes a single line break, leading spaces of a continuation line are dropped by every Markdown
-reader, a line break inside inline code shows as a space, a link inside a link keeps only its
-text, emphasis CommonMark would not recognise next to punctuation (``x*(y)*``) is written as
-plain text; smartypants still curls straight quotes: no Markdown keeps them straight in text.
+Known limits, all of text one Markdown paragraph cannot express: a blank line inside a text becomes
+a single line break, a continuation line's leading spaces are dropped by every Markdown reader, a
+line break inside inline code shows as a space, a link inside a link keeps only its text, emphasis
+CommonMark would not see next to punctuation (``x*(y)*``) is written as plain text; smartypants
+still curls straight quotes: no Markdown keeps them straight in text.
 
-The reader parses with markdown-it-py (CommonMark), so the importer sees what the site shows.
-The original site writes links with spaces in the target, which CommonMark refuses
-(``[Lộ trình](/AIInfraGuide/guides/AI Infra学习路线)``): those are read as links too. What the
-entries' inline syntax cannot carry (images, HTML, a broken link) is kept as text and reported.
-Escaped characters stay separate tokens (``text_join`` is off), so that an escaped ``\\|`` or
-``\\:`` is never taken for the page's own punctuation.
+Reading uses markdown-it-py (CommonMark), so the importer sees what the site shows; it also takes
+the original site's links with spaces in the target, which CommonMark refuses
+(``[Lộ trình](/AIInfraGuide/guides/AI Infra学习路线)``). What the entries' syntax cannot carry
+(images, HTML, a broken link) is kept as text and reported. Escaped characters stay separate tokens
+(``text_join`` is off), so an escaped ``\\|`` or ``\\:`` is never taken for the page's punctuation.
 """
 
 from __future__ import annotations

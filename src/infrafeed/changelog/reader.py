@@ -307,9 +307,8 @@ class _Reader:
         head, tail = split_at(pieces, SEPARATOR.strip())
         text = self.markdown(head, line)
         nested = [item for block in rest if block.type in _LISTS for item in block.children]
-        # The original style: a bullet that introduces the articles nested under it,
-        # when some have the article label, or when it is only a label
-        # ("**Transformer 系列文章**：") and each of them a link.
+        # The original style: a bullet introducing the articles nested under it, when some have
+        # the article label, or it is only a label ("**Transformer 系列文章**：") and each a link.
         label = tail is None and text[-1:] in COLONS
         linked = label and all(self.article_like(item, linked=True) for item in nested)
         labelled = any(map(self.article_like, nested))
@@ -378,8 +377,7 @@ class _Reader:
     def add(self, line: int, fields: Fields, data: dict[str, Any], *, note: bool) -> None:
         group = self.group or self.new_group(line, None)
         if group.notes and not note:
-            # A group lists its articles before its notes: keep the page's order
-            # with a new group that continues this one.
+            # A group lists its articles first: a new group that continues it keeps the order.
             previous, group = group, self.new_group(line, group.fields)
             group.follows = previous
         (group.notes if note else group.articles).append(PageItem(line, fields, data))
