@@ -88,7 +88,8 @@ def _read(page: Path, source: str) -> str:
 
 def dump_release(release: Release) -> str:
     """The TOML of a release file, laid out as people write it by hand. Driven by the models'
-    fields, so a field added to the schema is written too; those left at their default go."""
+    fields, so a field added to the schema is written too; fields left at their default
+    (``None``, an empty array) are omitted."""
     return "\n".join(_table(release, "")).lstrip("\n") + "\n"
 
 
