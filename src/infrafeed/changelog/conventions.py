@@ -67,7 +67,7 @@ def release_heading(day: dt.date, sequence: int) -> str:
 
 
 def parse_release_heading(text: str) -> tuple[dt.date, int | None]:
-    """(2026-11-07, None) for "2026-11-07" or "7 Nov 2026", (…, 2) for "2026-11-07 (2)"."""
+    """(2026-11-07, None) for "2026-11-07" or "7 Nov 2026", (…, 2) for "… (2)"; else ValueError."""
     text = text.strip()
     found = _SEQUENCE.search(text)
     written = text[: found.start()] if found else text
