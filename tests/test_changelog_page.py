@@ -20,8 +20,13 @@ from pydantic import ValidationError
 from changelog_kit import render_page
 from conftest import DATA, SHIPPED_ENTRIES
 from infrafeed.build import build
-from infrafeed.changelog.markdown import inline_markdown, link_destination, plain_markdown
-from infrafeed.changelog.markdown_reader import markdown_parser, read_nodes
+from infrafeed.changelog.markdown import (
+    inline_markdown,
+    link_destination,
+    markdown_parser,
+    plain_markdown,
+    read_nodes,
+)
 from infrafeed.changelog.page import assemble_page, release_section
 from infrafeed.source import inline
 from infrafeed.source.loader import Changelog, ReleaseFile, load

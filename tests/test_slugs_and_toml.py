@@ -10,8 +10,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from infrafeed.changelog.release_toml import dump_release
-from infrafeed.changelog.slugs import MAX_SLUG, IdMinter, page_slug, slugify
+from infrafeed.changelog.importer import dump_release
+from infrafeed.changelog.mapping import MAX_SLUG, IdMinter, page_slug, slugify
 from infrafeed.source.models import Article, Group, Note, Release, Table
 
 

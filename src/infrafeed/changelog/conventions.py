@@ -1,15 +1,12 @@
-"""The changelog page's own conventions, shared by its writer and its importer.
+"""The changelog page's conventions, shared by its writer (``page``) and its reader.
 
 Release headings: ``## 2026-11-07``, and ``## 2026-11-07 (2)`` for a day's second release,
-whose id on the site (github-slugger), ``2026-11-07-2``, is the feed items' anchor
-(``loader.ReleaseFile.anchor``). What the entries hold but the page does not show (ids,
-modules, chapters, a note's title and page) rides along in annotations, HTML comments::
-
-    <!-- infrafeed group module=4 chapter=6 -->    on its own line: starts a group
-    - **Bài:** 2.1 PagedAttention <!-- infrafeed id="paged-attention" chapter=2 -->
-
-A value is a whole number, ``true``, or a JSON string in which ``--`` (which would end the
-comment for some Markdown parsers) is written ``-\\u002d``.
+whose id on the site (github-slugger), ``2026-11-07-2``, is the feed items' anchor. What the
+entries hold but the page does not show (ids, modules, chapters, a note's title and page)
+rides along in HTML comments: ``<!-- infrafeed group module=4 chapter=6 -->`` on its own line
+starts a group; one at the end of a bullet annotates its item. A value is a whole number,
+``true``, or a JSON string in which ``--`` (which would end the comment for some Markdown
+parsers) is written ``-\\u002d``.
 """
 
 from __future__ import annotations
@@ -31,11 +28,9 @@ SEPARATOR = " | "  # between an item's title or text and its summary
 COLONS = (":", "：")  # after the article label; the second is the full-width colon of CJK pages
 # An article's label on the page is "number title": "6.1 Tổng quan ...".
 ARTICLE_NUMBER = re.compile(r"^([0-9]+(?:\.[0-9]+)*)\s+(\S.*)$", re.S)
-# Labels that start an article's bullet besides the site's own: the shipped
-# site's, the original site's and English.
+# Article labels known besides the site's own: the shipped site's, the original's, English.
 ARTICLE_LABELS = ("Bài", "文章", "Article")
-# Kind headings a page to import may use without settings: the shipped site's
-# Vietnamese, the original site's Chinese, and Keep a Changelog's English.
+# Kind headings known without settings: the shipped site's, the original's, Keep a Changelog's.
 HEADINGS: dict[Kind, tuple[str, ...]] = {
     "new": ("Nội dung mới", "新增内容", "新增", "Added", "New"),
     "revised": ("Điều chỉnh nội dung", "内容调整", "内容修订", "Changed", "Fixed", "Security"),
@@ -72,13 +67,11 @@ def release_heading(day: dt.date, sequence: int) -> str:
 
 
 def parse_release_heading(text: str) -> tuple[dt.date, int | None]:
-    """``(2026-11-07, None)`` for "2026-11-07" or "7 Nov 2026", ``(…, 2)`` for "2026-11-07 (2)";
-    a ValueError tells the page's author what is wrong."""
+    """(2026-11-07, None) for "2026-11-07" or "7 Nov 2026", (…, 2) for "… (2)"; else ValueError."""
     text = text.strip()
     found = _SEQUENCE.search(text)
     written = text[: found.start()] if found else text
-    day = _date(written)
-    if day is None:
+    if (day := _date(written)) is None:
         raise ValueError(
             f"'{text}' is not a release heading: write its date, '## 2026-11-07', "
             "or '## 2026-11-07 (2)' for the second release of a day"
@@ -103,9 +96,8 @@ def _date(text: str) -> dt.date | None:
     if not _YEAR.search(text):
         return None
     try:
-        # dateutil fills in what the text leaves out from its default: with two
-        # defaults that share nothing, only a text that names year, month and day
-        # gives one date.
+        # dateutil fills in what the text leaves out from its default: with two defaults
+        # that share nothing, only a text that names year, month and day gives one date.
         days = {dateparser.parse(text, default=dt.datetime(y, y, y)).date() for y in (1, 2)}
     except (ValueError, OverflowError):
         return None
@@ -118,10 +110,6 @@ class Annotation:
     fields: Mapping[str, AnnotationValue]
 
 
-class AnnotationError(ValueError):
-    """An ``<!-- infrafeed ... -->`` comment that cannot be read."""
-
-
 def format_annotation(fields: Mapping[str, AnnotationValue], *, group: bool = False) -> str:
     parts = ["infrafeed", *(["group"] if group else [])]
     for key, value in fields.items():
@@ -132,25 +120,23 @@ def format_annotation(fields: Mapping[str, AnnotationValue], *, group: bool = Fa
 
 
 def parse_annotation(html: str) -> Annotation | None:
-    """The annotation in an HTML comment; None when the comment is not one of ours."""
+    """The annotation in an HTML comment; None when not one of ours; ValueError if unreadable."""
     match = _ANNOTATION.match(html.strip())
     if match is None:
         return None
     body, position = match.group("body"), 0
     fields: dict[str, AnnotationValue] = {}
-    for found in _FIELD.finditer(body, position):
-        if found.start() != position:
-            break
+    while found := _FIELD.match(body, position):
         key, raw = found.groups()
         if key in fields:
-            raise AnnotationError(f"'{key}' is given twice")
+            raise ValueError(f"'{key}' is given twice")
         try:  # the pattern makes a quoted value a JSON string
             fields[key] = True if raw == "true" else int(raw) if raw.isdigit() else json.loads(raw)
         except ValueError as exc:
-            raise AnnotationError(f"{raw[:60]} is not a valid quoted string: {exc}") from None
+            raise ValueError(f"{raw[:60]} is not a valid quoted string: {exc}") from None
         position = found.end()
     if body[position:].strip():
-        raise AnnotationError(
+        raise ValueError(
             f"cannot read {body[position:].strip()[:60]!r}; write key=value pairs: "
             'module=4, chapter=6, page="https://..."'
         )

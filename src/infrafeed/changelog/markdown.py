@@ -1,34 +1,38 @@
-"""Inline Markdown for the changelog page: entry text written as CommonMark (+ GFM tables).
+"""The changelog page's inline Markdown: entry text written as CommonMark (+ GFM tables), and read.
 
-``inline.to_markdown`` writes the entries' own small syntax, which treats
-``<``, ``_``, ``&``, ``|`` and ``~`` as plain text. The site renders the page
-with a full CommonMark + GFM parser, where those characters can start HTML,
-emphasis, an entity, a table cell or a strikethrough, and where ``#``, ``-``
-or ``1.`` at the start of a line start a block. So the page gets its own
-writer: it escapes every character that CommonMark would read as markup, so
-the page shows exactly the text of the entries, and ``page_inline`` reads the
-same nodes back. Sites add syntax: ``$`` opens math (remark-math) and is
-escaped too; GFM links ``www.`` and ``http://`` in text, showing the escapes
-inside them, unless their ``.`` or ``:`` is escaped; smartypants turns ``--``,
-``...``, ``. . .``, two backticks and ``''`` within one text into typographic
-marks, unless an empty comment (``SPLIT``) parts their characters.
+The entries' syntax treats ``<``, ``_``, ``&``, ``|`` and ``~`` as plain text; the site renders the
+page with CommonMark + GFM, where they can start HTML, emphasis, an entity, a table cell or a
+strikethrough, and ``#``, ``-`` or ``1.`` at the start of a line start a block. So the writer
+escapes every character CommonMark would read as markup: the page shows exactly the entries' text,
+and ``read_nodes`` reads the same nodes back. Sites add syntax: ``$`` opens math (remark-math) and
+is escaped too; GFM links ``www.`` and ``http://`` in text, showing the escapes inside them, unless
+their ``.`` or ``:`` is escaped; smartypants turns ``--``, ``...``, ``. . .``, two backticks and
+``''`` within one text into typographic marks, unless an empty comment (``SPLIT``) parts them.
 
-Known limits, all about text that cannot be expressed in one Markdown
-paragraph: a blank line inside a text becomes a single line break, leading
-spaces of a continuation line are dropped by every Markdown reader, a line
-break inside inline code shows as a space, a link inside a link keeps only its
-text, and emphasis that CommonMark would not recognise next to punctuation
-(``x*(y)*``) is written as plain text; smartypants still curls straight
-quotes (``"`` and ``'``): no Markdown keeps them straight in text.
+Known limits, all of text one Markdown paragraph cannot express: a blank line inside a text becomes
+a single line break, a continuation line's leading spaces are dropped by every Markdown reader, a
+line break inside inline code shows as a space, a link inside a link keeps only its text, emphasis
+CommonMark would not see next to punctuation (``x*(y)*``) is written as plain text; smartypants
+still curls straight quotes: no Markdown keeps them straight in text.
+
+Reading uses markdown-it-py (CommonMark), so the importer sees what the site shows; it also takes
+the original site's links with spaces in the target, which CommonMark refuses
+(``[Lộ trình](/AIInfraGuide/guides/AI Infra学习路线)``). What the entries' syntax cannot carry
+(images, HTML, a broken link) is kept as text and reported. Escaped characters stay separate tokens
+(``text_join`` is off), so an escaped ``\\|`` or ``\\:`` is never taken for the page's punctuation.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from ..source.inline import Code, Emphasis, Link, Node, Strong, Text, code_span, merged
+from markdown_it import MarkdownIt
+from markdown_it.tree import SyntaxTreeNode
+
+from ..source.inline import Code, Emphasis, Link, Node, Strong, Text, code_span, merged, to_text
+from ..source.urls import check_reference
 
 # CommonMark reads these anywhere in a line: escape them always.
 _ALWAYS = frozenset("\\`*[]<|~$")
@@ -43,6 +47,12 @@ _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]
 _LINE_START_MARK = frozenset("#>+-=")
 _ORDERED_MARK = re.compile(r"^([0-9]{1,9})([.)])")
 _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
+_LENIENT_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*<?([^()<>\n]+?)>?\s*\)")
+_BROKEN_LINK = re.compile(r"\[[^\[\]\n]*\]\(")
+_BREAKS = ("softbreak", "hardbreak")
+Warn = Callable[[int, str], None]
+# A piece of an inline run: a markdown-it node, or plain (unescaped) text cut from a text node.
+Piece = SyntaxTreeNode | str
 
 
 def inline_markdown(
@@ -52,12 +62,9 @@ def inline_markdown(
     in_table: bool = False,
     line_start: bool = True,
 ) -> str:
-    """CommonMark for ``nodes``.
-
-    ``resolve`` rewrites link targets (the page lives at another path than
-    the site's root); ``in_table`` also escapes ``|`` inside code spans, as a
-    GFM table cell requires; ``line_start`` says that the text begins a line,
-    where a leading ``#`` or ``1.`` needs escaping.
+    """CommonMark for ``nodes``. ``resolve`` rewrites link targets (the page lives at another
+    path than the site's root); ``in_table`` escapes ``|`` in code spans too, as a GFM table cell
+    requires; ``line_start``: the text begins a line, where a leading ``#`` or ``1.`` is escaped.
     """
     return _Writer(resolve, in_table).nodes(nodes, line_start=line_start)
 
@@ -76,8 +83,7 @@ def link_destination(url: str) -> str:
 
 class _Writer:
     def __init__(self, resolve: Callable[[str], str], in_table: bool) -> None:
-        self.resolve = resolve
-        self.in_table = in_table
+        self.resolve, self.in_table = resolve, in_table
 
     def nodes(self, nodes: tuple[Node, ...], *, line_start: bool, in_link: bool = False) -> str:
         if len(nodes) == 1 and isinstance(nodes[0], Text):
@@ -108,11 +114,8 @@ class _Writer:
         return out
 
     def expressible(self, nodes: tuple[Node, ...], in_link: bool) -> tuple[Node, ...]:
-        """``nodes`` with the emphasis CommonMark would not see turned into its plain content.
-
-        Done before writing, so that the content is escaped as the plain text it
-        becomes, and reads back as exactly that.
-        """
+        """``nodes`` with the emphasis CommonMark would not see turned into its plain content,
+        before writing: it is escaped as the plain text it becomes, and reads back as that."""
         found = list(nodes)
         index = 0
         while index < len(found):
@@ -131,8 +134,7 @@ class _Writer:
         assert isinstance(node, Emphasis | Strong)
         if not node.children:
             return False
-        # Delimiter runs that touch ("***", "*a**b*") are paired by rules our
-        # nodes cannot steer.
+        # Delimiter runs that touch ("***", "*a**b*") are paired by rules our nodes cannot steer.
         first, last = node.children[0], node.children[-1]
         if isinstance(first, Emphasis | Strong) or isinstance(last, Emphasis | Strong):
             return False
@@ -142,7 +144,7 @@ class _Writer:
         following = self.nodes(tuple(after), line_start=False, in_link=in_link)[:1]
         if (before.endswith("*") and not before.endswith("\\*")) or following == "*":
             return False
-        return bool(inner) and _opens(before[-1:], inner[0]) and _closes(inner[-1], following)
+        return bool(inner) and _flanking(inner[0], before[-1:]) and _flanking(inner[-1], following)
 
     def text(self, text: str, *, line_start: bool) -> str:
         if "\n" not in text and "\r" not in text:
@@ -179,29 +181,141 @@ def _escaped(found: re.Match[str]) -> str:
     ch, line, index = found.group(), found.string, found.start()
     if ch in _ALWAYS:
         return "\\" + ch
-    if ch == "_":
-        return ch if _intraword(line, index) else "\\_"
+    if ch == "_":  # between two letters or digits, it never opens or closes emphasis
+        intraword = line[index - 1 : index].isalnum() and line[index + 1 : index + 2].isalnum()
+        return ch if intraword else "\\_"
     return "\\&" if _ENTITY.match(line, index) else ch
-
-
-def _intraword(line: str, index: int) -> bool:
-    """An underscore between two letters or digits never opens or closes emphasis."""
-    return 0 < index < len(line) - 1 and line[index - 1].isalnum() and line[index + 1].isalnum()
 
 
 def _is_punctuation(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "PS"
 
 
-def _opens(before: str, first: str) -> bool:
-    """CommonMark's left-flanking rule for the opening ``*`` run."""
-    if not first or first.isspace():
+def _flanking(edge: str, outside: str) -> bool:
+    """CommonMark's flanking rule for a ``*`` run: ``edge`` is the character it touches in
+    the emphasis, ``outside`` the one on its other side ("" at either end of the text)."""
+    if edge.isspace():
         return False
-    return not _is_punctuation(first) or not before or before.isspace() or _is_punctuation(before)
+    return not _is_punctuation(edge) or not outside or outside.isspace() or _is_punctuation(outside)
 
 
-def _closes(last: str, after: str) -> bool:
-    """CommonMark's right-flanking rule for the closing ``*`` run."""
-    if last.isspace():
-        return False
-    return not _is_punctuation(last) or not after or after.isspace() or _is_punctuation(after)
+class _Parser(MarkdownIt):
+    # Keep link targets as written (IRIs with CJK and spaces): the entries hold
+    # them that way, and urls.absolute encodes them for the feeds.
+    def normalizeLink(self, url: str) -> str:
+        return url
+
+    def normalizeLinkText(self, link: str) -> str:
+        return link
+
+
+def markdown_parser() -> MarkdownIt:
+    """CommonMark with GFM tables and raw HTML (to see our annotations), escapes kept apart."""
+    parser = _Parser("commonmark", {"html": True})
+    parser.enable("table")
+    parser.disable("text_join")
+    return parser
+
+
+def text_of(piece: Piece) -> str | None:
+    """The plain text of a piece that is unescaped text, else None."""
+    return piece if isinstance(piece, str) else piece.content if piece.type == "text" else None
+
+
+def strip_edges(pieces: Sequence[Piece]) -> list[Piece]:
+    """Drop white space (and soft breaks) at both ends of an inline run."""
+    kept = [index for index, piece in enumerate(pieces) if not _blank(piece)]
+    items = list(pieces[kept[0] : kept[-1] + 1]) if kept else []
+    if items and (text := text_of(items[0])) is not None:
+        items[0] = text.lstrip()
+    if items and (text := text_of(items[-1])) is not None:
+        items[-1] = text.rstrip()
+    return items
+
+
+def _blank(piece: Piece) -> bool:
+    text = text_of(piece)
+    breaks = isinstance(piece, SyntaxTreeNode) and piece.type in _BREAKS
+    return breaks or (text is not None and not text.strip())
+
+
+def split_at(pieces: Sequence[Piece], mark: str) -> tuple[list[Piece], list[Piece] | None]:
+    """Split at the first unescaped ``mark`` outside any markup; None when there is none."""
+    for index, piece in enumerate(pieces):
+        text = text_of(piece)
+        if text is not None and mark in text:
+            before, _, after = text.partition(mark)
+            return [*pieces[:index], before], [after, *pieces[index + 1 :]]
+    return list(pieces), None
+
+
+def read_nodes(pieces: Sequence[Piece], line: int, warn: Warn) -> tuple[Node, ...]:
+    """Entry nodes for an inline run; what they cannot hold is kept as text and reported."""
+
+    def run(pieces: Sequence[Piece]) -> tuple[Node, ...]:
+        out: list[Node] = []
+        texts: list[str] = []  # adjacent text, read at once: a link may span text nodes
+        for piece in pieces:
+            if isinstance(piece, str) or piece.type == "text":
+                texts.append(piece if isinstance(piece, str) else piece.content)
+            else:
+                out += [*plain("".join(texts)), *node(piece)]
+                texts.clear()
+        out += plain("".join(texts))
+        return tuple(found for found in merged(out) if found != Text(""))
+
+    def node(node: SyntaxTreeNode) -> tuple[Node, ...]:
+        kind, children = node.type, run(node.children)
+        if kind == "code_inline":
+            return (Code(node.content),)
+        if kind in _BREAKS:
+            return (Text("\n"),)
+        if kind in ("em", "strong"):
+            return ((Emphasis if kind == "em" else Strong)(children),)
+        if kind == "link":
+            href = str(node.attrs.get("href", ""))
+            problem = check_reference(href)
+            source = node  # the paragraph's Markdown as written, to tell "((/a))" from "(<(/a)>)"
+            while source.parent is not None and source.type != "inline":
+                source = source.parent
+            # "[x]((/a))", a typo of the original site, would link to "…/(/a)".
+            if href.startswith("(") and f"]({href})" in source.content:
+                shown = f"[{to_text(children)}]({href})"
+                warn(line, f"malformed link {shown!r} (two pairs of parentheses); its text is kept")
+            elif problem is None:
+                return (Link(children, href),)
+            else:
+                warn(line, f"link target '{href}' is refused ({problem}); its text is kept")
+        elif kind == "image":
+            warn(line, f"image '{to_text(children)}' is not imported; its text is kept")
+        elif kind == "html_inline" and node.content == SPLIT:
+            return ()  # the page writer's, between two characters
+        elif kind == "html_inline":
+            warn(line, f"inline HTML {node.content!r} is kept as text")
+        elif kind != "text_special":  # an escaped character is its text
+            warn(line, f"{kind} is not imported; its text is kept")
+        return children if kind in ("link", "image") else (Text(node.content),)
+
+    def plain(text: str) -> list[Node]:
+        """Plain text, with the original site's links that have spaces in their targets."""
+        out: list[Node] = []
+        position = 0
+        for found in _LENIENT_LINK.finditer(text):
+            url = found.group(2).strip()
+            if check_reference(url) is None:
+                out += [Text(text[position : found.start()]), Link((Text(found.group(1)),), url)]
+                position = found.end()
+        out.append(Text(text[position:]))
+        for part in out:  # what stays text: a link in it is broken
+            for broken in _BROKEN_LINK.finditer(part.text if isinstance(part, Text) else ""):
+                whole = _LENIENT_LINK.match(broken.string, broken.start())
+                if whole is not None:
+                    url = whole.group(2).strip()
+                    problem = check_reference(url)
+                    warn(line, f"link target '{url}' is refused ({problem}); kept as text")
+                else:
+                    snippet = broken.string[broken.start() : broken.start() + 80]
+                    warn(line, f"malformed link {snippet!r} is kept as text")
+        return out
+
+    return run(pieces)

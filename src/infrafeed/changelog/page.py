@@ -1,10 +1,5 @@
-"""The changelog page of the site, written from the entries: one source for page and feeds.
-
-A Markdown blog post for the Astro site: front matter, the intro, then each release newest
-first (``## YYYY-MM-DD``, the feed items' anchor), its groups under ``### <kind heading>``:
-context line, one bullet per article or note. What the page does not show rides along in
-annotations (see ``conventions``), so ``infrafeed import`` reads it back.
-"""
+"""The site's changelog page, a Markdown blog post written from the entries (one source for
+page and feeds), annotated (see ``conventions``) so that ``infrafeed import`` reads it back."""
 
 from __future__ import annotations
 
@@ -27,14 +22,14 @@ from .conventions import (
 )
 from .markdown import inline_markdown, link_destination, plain_markdown
 
+# JSON strings are YAML double-quoted scalars: safe for any text.
+_yaml_string = partial(json.dumps, ensure_ascii=False)
+
 
 def assemble_page(site: Site, sections: Sequence[bytes], oldest: dt.date | None) -> list[bytes]:
     """The page around ``sections`` (UTF-8, newest release first); ``oldest`` release's date.
-
-    As chunks to write one after another: a large site's page is never copied whole.
-    """
+    As chunks to write one after another: a large site's page is never copied whole."""
     settings = site.page
-    # JSON strings are YAML double-quoted scalars: safe for any text.
     head = [
         "---",
         f"title: {_yaml_string(settings.title or site.title)}",
@@ -45,8 +40,7 @@ def assemble_page(site: Site, sections: Sequence[bytes], oldest: dt.date | None)
         "",
     ]
     if settings.intro:
-        intro = inline_markdown(inline.parse(settings.intro), resolve=_page_reference(site))
-        head += [intro, ""]
+        head += [inline_markdown(inline.parse(settings.intro), resolve=_page_reference(site)), ""]
     chunks = [("\n".join(head) + "\n").encode()]
     for section in sections:
         chunks += [b"\n---\n\n", section] if len(chunks) > 1 else [section]
@@ -62,9 +56,6 @@ def release_section(site: Site, rf: ReleaseFile) -> str:
     for index, group in enumerate(groups):
         out += section.group(group, index == 0 or groups[index - 1].kind != group.kind)
     return "\n".join(out)
-
-
-_yaml_string = partial(json.dumps, ensure_ascii=False)
 
 
 class _Section:

@@ -1,9 +1,6 @@
-"""Read a changelog page in Markdown: releases, kind headings, groups, articles and notes.
-
-The page ``infrafeed build`` writes, or a site's own in that form or the original site's.
-Only structure and text, with the line of each: ``mapping`` decides modules and ids, and
-validates. Errors (an unknown heading, a bad date) stop the import; warnings (a malformed link
-kept as text, an empty heading) are reported.
+"""Read a changelog page (the one ``infrafeed build`` writes, or a site's own in that form or
+the original site's) into releases, groups and items with their lines: only structure and text,
+``mapping`` decides modules and ids. Errors stop the import; warnings are reported.
 """
 
 from __future__ import annotations
@@ -24,14 +21,13 @@ from .conventions import (
     COLONS,
     HEADINGS,
     SEPARATOR,
-    AnnotationError,
     AnnotationValue,
     article_starts,
     fold,
     parse_annotation,
     parse_release_heading,
 )
-from .markdown_reader import Piece, markdown_parser, read_nodes, split_at, strip_edges, text_of
+from .markdown import Piece, markdown_parser, read_nodes, split_at, strip_edges, text_of
 
 Fields = dict[str, AnnotationValue]
 Blocks = Sequence[SyntaxTreeNode]  # a page's blocks, or those of a bullet
@@ -224,7 +220,7 @@ class _Reader:
     def html_block(self, node: SyntaxTreeNode, line: int) -> None:
         try:
             annotation = parse_annotation(node.content)
-        except AnnotationError as exc:
+        except ValueError as exc:
             self.error(line, "annotation", str(exc))
             return
         if annotation is None:
@@ -267,7 +263,7 @@ class _Reader:
             return pieces, None
         try:
             annotation = parse_annotation(last.content)
-        except AnnotationError as exc:
+        except ValueError as exc:
             self.error(line, "annotation", str(exc))
             return strip_edges(pieces[:-1]), None
         if annotation is None:
@@ -311,9 +307,8 @@ class _Reader:
         head, tail = split_at(pieces, SEPARATOR.strip())
         text = self.markdown(head, line)
         nested = [item for block in rest if block.type in _LISTS for item in block.children]
-        # The original style: a bullet that introduces the articles nested under it,
-        # when some have the article label, or when it is only a label
-        # ("**Transformer 系列文章**：") and each of them a link.
+        # The original style: a bullet introducing the articles nested under it, when some have
+        # the article label, or it is only a label ("**Transformer 系列文章**：") and each a link.
         label = tail is None and text[-1:] in COLONS
         linked = label and all(self.article_like(item, linked=True) for item in nested)
         labelled = any(map(self.article_like, nested))
@@ -382,8 +377,7 @@ class _Reader:
     def add(self, line: int, fields: Fields, data: dict[str, Any], *, note: bool) -> None:
         group = self.group or self.new_group(line, None)
         if group.notes and not note:
-            # A group lists its articles before its notes: keep the page's order
-            # with a new group that continues this one.
+            # A group lists its articles first: a new group that continues it keeps the order.
             previous, group = group, self.new_group(line, group.fields)
             group.follows = previous
         (group.notes if note else group.articles).append(PageItem(line, fields, data))
