@@ -405,6 +405,22 @@ NO_MODULE = (
             ],
             id="no-release",
         ),
+        pytest.param(
+            "",
+            [
+                "page.md: page: has no release to import: no heading such as '## 2026-11-07' "
+                "with changes under it"
+            ],
+            id="empty-page",
+        ),
+        pytest.param(
+            "---\ntitle: Nhật ký cập nhật\n---\n",
+            [
+                "page.md: page: has no release to import: no heading such as '## 2026-11-07' "
+                "with changes under it"
+            ],
+            id="front-matter-only",
+        ),
     ],
 )
 def test_page_errors(page: str, expected: list[str]) -> None:

@@ -131,7 +131,7 @@ class _Reader:
 
     def blocks(self, blocks: Blocks) -> None:
         taken = None  # a table read with the paragraph above it
-        for block, following in zip(blocks, [*blocks[1:], None], strict=True):
+        for block, following in zip(blocks, [*blocks[1:], None], strict=False):  # [] gives no pair
             line = _line(block)
             if block.type == "heading":
                 self.heading(block, line)
