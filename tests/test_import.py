@@ -700,6 +700,19 @@ def test_cli_not_utf8(site_only: Path, tmp_path: Path, run_cli: RunCli) -> None:
     )
 
 
+def test_cli_markup_nested_too_deeply(site_only: Path, tmp_path: Path, run_cli: RunCli) -> None:
+    """Hundreds of emphasis levels inside each other once ended in a RecursionError (exit 70)."""
+    page = tmp_path / "page.md"
+    page.write_text(f"## 2026-11-07\n\n### Nội dung mới\n\n- {'*' * 600}x{'*' * 600}\n", "utf-8")
+    code, out, err = run_cli("import", str(page), "--entries", str(site_only))
+    assert (code, out) == (1, "")
+    assert err.splitlines()[0] == (
+        f"{page.as_posix()}: page: emphasis or links are nested too deeply to read; "
+        "nest them a few levels at most"
+    )
+    assert release_files(site_only) == {}
+
+
 def test_cli_usage_error(run_cli: RunCli) -> None:
     code, _, err = run_cli("import")
     assert code == 2

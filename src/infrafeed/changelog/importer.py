@@ -21,6 +21,8 @@ from ..source.models import Release
 from .mapping import to_releases
 from .reader import read_page
 
+_TOO_DEEP = "emphasis or links are nested too deeply to read; nest them a few levels at most"
+
 
 @dataclass(frozen=True)
 class Written:
@@ -47,9 +49,13 @@ def import_page(page: Path, entries: Path, *, overwrite: bool = False) -> Import
     """Write one release file per release of ``page`` into ``entries``."""
     site = load_site(entries)
     source = page.as_posix()
-    parsed = read_page(_read(page, source), source, site)
+    try:  # the parsers recurse per level of emphasis and links: "**" * 300 must not crash
+        parsed = read_page(_read(page, source), source, site)
+        releases = to_releases(parsed, site, source)
+    except RecursionError:
+        raise PageError([Problem(source, "page", _TOO_DEEP)], source) from None
     targets = []
-    for found in to_releases(parsed, site, source):
+    for found in releases:
         name = release_name(found.release.date, found.sequence)
         targets.append((found.release, entries / f"{found.release.date:%Y}" / f"{name}.toml"))
     if not overwrite:
