@@ -525,6 +525,18 @@ def test_the_intro_is_checked_against_the_settings() -> None:
     ]
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029"])
+def test_only_line_feeds_and_carriage_returns_end_a_line(separator: str) -> None:
+    """str.splitlines() also ends a line at U+2028 and U+2029 (and U+0085, a form feed...):
+    a note holding one lost it on the way back, and every line number after it was one too high."""
+    page = f"## 2026-11-07\n\n### Nội dung mới\n\n- a{separator}b\n- ![ảnh](/a.png) c\n"
+    assert warnings_of(page) == [
+        "page.md:6: warning: image 'ảnh' is not imported; its text is kept"
+    ]
+    (release,) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
+    assert release.release.groups[0].notes[0].text == f"a{separator}b"
+
+
 def test_an_article_after_notes_keeps_the_page_order() -> None:
     page = (
         "## 2026-11-07\n\n### Nội dung mới\n\nModule 2 · CUDA lên sóng:\n\n"
