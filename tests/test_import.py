@@ -668,6 +668,18 @@ def test_existing_release_files_are_kept_unless_overwrite(site_only: Path, run_c
     assert target.read_text(encoding="utf-8").startswith("date = 2026-04-15\n")
 
 
+def test_cli_a_file_where_the_years_folder_goes(site_only: Path, run_cli: RunCli) -> None:
+    """Once reported as the release file having "appeared while importing"."""
+    (site_only / "2026").write_text("not a folder\n", encoding="utf-8")
+    code, out, err = run_cli("import", str(PAGE), "--entries", str(site_only))
+    assert (code, out) == (5, "")
+    assert err.splitlines() == [
+        f"infrafeed: {site_only.as_posix()}/2026/2026-11-07.toml: could not be written: "
+        f"{site_only.as_posix()}/2026 is not a folder; move it away; "
+        "release files written before it: none"
+    ]
+
+
 def test_cli_page_errors_write_nothing(site_only: Path, tmp_path: Path, run_cli: RunCli) -> None:
     page = tmp_path / "page.md"
     page.write_text("## 2026-11-07\n\n### Tin mới\n\n- x\n\n## 2026-02-30\n", encoding="utf-8")

@@ -69,7 +69,9 @@ def import_page(page: Path, entries: Path, *, overwrite: bool = False) -> Import
             write_atomic(path, (dump_release(release).encode(),), overwrite=overwrite)
         except OSError as exc:
             problem = f"could not be written ({exc.strerror})"
-            if isinstance(exc, FileExistsError):
+            if isinstance(exc, FileExistsError) and not path.parent.is_dir():  # from mkdir
+                problem = f"could not be written: {path.parent} is not a folder; move it away"
+            elif isinstance(exc, FileExistsError):
                 problem = "appeared while importing; left as it is"
             done = ", ".join(w.path for w in written) or "none"
             message = f"{path}: {problem}; release files written before it: {done}"
