@@ -213,14 +213,17 @@ class IdMinter:
 
     def __init__(self) -> None:
         self.taken: dict[object, set[str]] = {}
+        self.last: dict[tuple[object, str], int] = {}  # the number minted last for a base
 
     def mint(self, scope: object, *candidates: str, fallback: str) -> str:
         """The first non-empty candidate's slug, with "-2", "-3"... when it is taken."""
         base = next((c for c in candidates if c), fallback)[:MAX_SLUG].strip("-")
-        slug, number = base, 1
+        number = self.last.get((scope, base), 1)  # those below are taken: not tried again
+        slug = base if number == 1 else f"{base}-{number}"
         while not self.claim(scope, slug):
             number += 1
             slug = f"{base}-{number}"
+        self.last[scope, base] = number
         return slug
 
     def claim(self, scope: object, slug: str) -> bool:
