@@ -309,6 +309,14 @@ NO_MODULE = (
             id="not-a-release",
         ),
         pytest.param(
+            "Phiên bản\n2026-11-07\n---\n\n### Nội dung mới\n\n- Cập nhật README\n",
+            [
+                "page.md:1: heading: 'Phiên bản 2026-11-07' is not a release heading: write its "
+                "date, '## 2026-11-07', or '## 2026-11-07 (2)' for the second release of a day"
+            ],
+            id="setext-heading-of-two-lines",  # once a message broken over two lines
+        ),
+        pytest.param(
             "## 2026-02-30\n\n### Nội dung mới\n\n- Cập nhật README\n",
             ["page.md:1: heading: '2026-02-30' is not a valid date"],
             id="bad-date",

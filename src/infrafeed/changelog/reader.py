@@ -158,7 +158,8 @@ class _Reader:
 
     def heading(self, node: SyntaxTreeNode, line: int) -> None:
         level = int(node.tag[1:])
-        text = inline.to_text(read_nodes(_inline(node), line, self.warn))
+        # A setext heading ("text" over "---") may span lines: its messages must not.
+        text = inline.to_text(read_nodes(_inline(node), line, self.warn)).replace("\n", " ")
         if level == 2:
             self.end_release()
             self.started, self.skip = True, 0
