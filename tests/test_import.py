@@ -393,6 +393,20 @@ NO_MODULE = (
             ["page.md:7: article.title: must not be empty"],
             id="empty-title",
         ),
+        pytest.param(  # once pydantic's words: "Input should be less than or equal to 999"
+            "## 2026-11-07\n\n### Nội dung mới\n\n<!-- infrafeed group module=4 chapter=1000 -->"
+            "\n\n- **Bài:** 1.1 Mở đầu\n",
+            [
+                "page.md:5: group.chapter: 1000 is out of range: "
+                "input should be less than or equal to 999"
+            ],
+            id="chapter-out-of-range",
+        ),
+        pytest.param(  # once "Tuple should have at least 1 item after validation, not 0"
+            "## 2026-11-07\n\n### Nội dung mới\n\nDàn ý:\n\n| Chương |\n|---|\n",
+            ["page.md:5: note.table.rows: must not be empty"],
+            id="table-without-rows",
+        ),
         pytest.param(
             "## 2026-11-07\n\n### Nội dung mới\n\n"
             '- a <!-- infrafeed id="x" -->\n- b <!-- infrafeed id="x" -->\n'
