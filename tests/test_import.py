@@ -381,6 +381,14 @@ NO_MODULE = (
             ],
             id="annotation-syntax",
         ),
+        pytest.param(  # once "... is not a valid quoted string: Exceeds the limit (4300 digits)"
+            f"## 2026-11-07\n\n### Nội dung mới\n\n<!-- infrafeed group module={'9' * 5000} -->\n",
+            [
+                f"page.md:5: annotation: cannot read 'module={'9' * 53}'; write key=value pairs: "
+                'module=4, chapter=6, page="https://..."'
+            ],
+            id="annotation-number-of-5000-digits",
+        ),
         pytest.param(
             "## 2026-11-07\n\n### Nội dung mới\n\n<!-- infrafeed group module=9 -->\n\n"
             "- **Bài:** 1.1 Mở đầu\n",

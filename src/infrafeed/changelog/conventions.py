@@ -46,7 +46,8 @@ _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _CJK_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日?")
 _YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")  # "1.2.0" is a version, not 2000-01-02
 _ANNOTATION = re.compile(r"^<!--\s*infrafeed\b(?P<group>\s+group\b)?(?P<body>.*?)\s*-->$", re.S)
-_FIELD = re.compile(r'\s+([a-z_]+)=(true|[0-9]+|"(?:[^"\\]|\\.)*")')
+# A number's digits are bounded: int() refuses more than 4,300, with a message about Python.
+_FIELD = re.compile(r'\s+([a-z_]+)=(true|[0-9]{1,18}(?![0-9])|"(?:[^"\\]|\\.)*")')
 
 
 def fold(text: str) -> str:
