@@ -24,6 +24,7 @@ from infrafeed.source import inline
 from infrafeed.source.loader import Changelog, ReleaseFile, load, load_site, release_name
 from infrafeed.source.models import KINDS as KIND_NAMES
 from infrafeed.source.models import Article, Group, Note, Release, Site, Table
+from outputs import run_infrafeed
 
 IMPORT = DATA / "import"
 PAGE = IMPORT / "original-style.md"
@@ -742,6 +743,18 @@ def test_cli_missing_page_and_missing_settings(
         f"{empty.as_posix()}/site.toml: (file): is missing",
         "infrafeed: 1 problem in the entries; nothing was written",
     ]
+
+
+def test_cli_a_device_is_not_read(site_only: Path) -> None:
+    """In a child process with a timeout: reading /dev/zero once never ended (a pipe still is
+    read, as cat would: `infrafeed import <(git show main:CHANGELOG.md)`)."""
+    done = run_infrafeed("import", "/dev/zero", "--entries", str(site_only), timeout=30)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines() == [
+        "/dev/zero: (file): is not a regular file (a folder, device or socket)",
+        "infrafeed: 1 problem in /dev/zero; nothing was written",
+    ]
+    assert release_files(site_only) == {}
 
 
 def test_cli_not_utf8(site_only: Path, tmp_path: Path, run_cli: RunCli) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,7 +85,11 @@ def import_page(page: Path, entries: Path, *, overwrite: bool = False) -> Import
 
 def _read(page: Path, source: str) -> str:
     try:
-        return utf8_text(page.read_bytes(), source, "page")
+        # A pipe is read, as cat would (`infrafeed import <(git show main:CHANGELOG.md)`); a
+        # device is not: /dev/zero would never end.
+        if stat.S_ISREG(mode := page.stat().st_mode) or stat.S_ISFIFO(mode):
+            return utf8_text(page.read_bytes(), source, "page")
+        problem = Problem(source, "(file)", "is not a regular file (a folder, device or socket)")
     except FileNotFoundError:
         problem = Problem(source, "(file)", "no such file")
     except OSError as exc:
