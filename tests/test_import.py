@@ -780,6 +780,28 @@ def test_cli_markup_nested_too_deeply(site_only: Path, tmp_path: Path, run_cli: 
     assert release_files(site_only) == {}
 
 
+@pytest.mark.parametrize(
+    ("data", "line"),
+    [
+        ("## 2026-11-07\n\n### Nội dung mới\n\n- Cập\0 nhật\n".encode(), 5),  # once U+FFFD
+        ("## 2026-11-07\n".encode("utf-16-le"), 1),  # once "has no release to import"
+    ],
+    ids=["nul", "utf-16-without-bom"],
+)
+def test_cli_a_nul_byte(
+    site_only: Path, tmp_path: Path, run_cli: RunCli, data: bytes, line: int
+) -> None:
+    page = tmp_path / "page.md"
+    page.write_bytes(data)
+    code, _, err = run_cli("import", str(page), "--entries", str(site_only))
+    assert code == 1
+    assert err.splitlines()[0] == (
+        f"{page.as_posix()}:{line}: (file): holds a NUL byte, which no text has "
+        "(is it UTF-16?); save the page as UTF-8"
+    )
+    assert release_files(site_only) == {}
+
+
 def test_cli_usage_error(run_cli: RunCli) -> None:
     code, _, err = run_cli("import")
     assert code == 2

@@ -22,6 +22,8 @@ from ..source.models import Release
 from .mapping import to_releases
 from .reader import read_page
 
+_NOT_A_FILE = "is not a regular file (a folder, device or socket)"
+_NUL = "holds a NUL byte, which no text has (is it UTF-16?); save the page as UTF-8"
 _TOO_DEEP = "emphasis or links are nested too deeply to read; nest them a few levels at most"
 
 
@@ -88,8 +90,12 @@ def _read(page: Path, source: str) -> str:
         # A pipe is read, as cat would (`infrafeed import <(git show main:CHANGELOG.md)`); a
         # device is not: /dev/zero would never end.
         if stat.S_ISREG(mode := page.stat().st_mode) or stat.S_ISFIFO(mode):
-            return utf8_text(page.read_bytes(), source, "page")
-        problem = Problem(source, "(file)", "is not a regular file (a folder, device or socket)")
+            text = utf8_text(page.read_bytes(), source, "page")
+            if (nul := text.find("\0")) < 0:  # Markdown would read it as U+FFFD, silently
+                return text
+            problem = Problem(source, "(file)", _NUL, text.count("\n", 0, nul) + 1)
+        else:
+            problem = Problem(source, "(file)", _NOT_A_FILE)
     except FileNotFoundError:
         problem = Problem(source, "(file)", "no such file")
     except OSError as exc:
