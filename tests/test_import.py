@@ -547,6 +547,17 @@ def test_a_release_heading_without_a_whole_date_is_an_error(heading: str) -> Non
     ]
 
 
+@pytest.mark.parametrize("heading", ["07/11/2026", "11/07/2026", "7.11.2026", "07-11-2026 (2)"])
+def test_a_date_that_reads_as_day_month_or_month_day_is_an_error(heading: str) -> None:
+    """Once read month first: "07/11/2026" became 11 July, silently, on a page where
+    "13/11/2026" is 13 November."""
+    written = heading.removesuffix(" (2)")
+    assert problems_of(f"## {heading}\n\n### Nội dung mới\n\n- x\n") == [
+        f"page.md:1: heading: '{written}' may be day/month or month/day: "
+        "write it year first, as '2026-11-07'"
+    ]
+
+
 def test_the_intro_is_checked_against_the_settings() -> None:
     intro = SITE.page.intro
     assert warnings_of(f"{intro}\n\n## 2026-11-07\n\n### Nội dung mới\n\n- x\n") == []

@@ -44,6 +44,8 @@ HEADINGS: dict[Kind, tuple[str, ...]] = {
 _SEQUENCE = re.compile(r"\s*\((\d{1,3})\)$")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _CJK_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日?")
+_YEAR_LAST = re.compile(r"0?(\d{1,2})[/.-]0?(\d{1,2})[/.-]\d{4}")
+_YEAR_FIRST = "write it year first, as '2026-11-07'"
 _YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")  # "1.2.0" is a version, not 2000-01-02
 _ANNOTATION = re.compile(r"^<!--\s*infrafeed\b(?P<group>\s+group\b)?(?P<body>.*?)\s*-->$", re.S)
 # A number's digits are bounded: int() refuses more than 4,300, with a message about Python.
@@ -92,6 +94,9 @@ def _date(text: str) -> dt.date | None:
             return dt.date.fromisoformat(text)
         except ValueError:
             raise ValueError(f"'{text}' is not a valid date") from None
+    found = _YEAR_LAST.fullmatch(text)  # "07/11/2026": 7 November, or July 11?
+    if found and found[1] != found[2] and max(int(found[1]), int(found[2])) <= 12:
+        raise ValueError(f"'{text}' may be day/month or month/day: {_YEAR_FIRST}")
     cjk = _CJK_DATE.fullmatch(text)
     text = "-".join(cjk.groups()) if cjk else text
     if not _YEAR.search(text):
