@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import PageError, Problem
 from ..source import inline
-from ..source.loader import _message
+from ..source.loader import error_message
 from ..source.models import MAX_ITEMS_PER_RELEASE, Article, Group, Note, Release, Site
 from ..source.urls import absolute
 from .conventions import AnnotationValue
@@ -174,7 +174,7 @@ class _Mapper:
             what = model.__name__.lower()  # "article"
             for error in exc.errors(include_url=False):
                 where = ".".join(str(part) for part in error["loc"])
-                message = _message(model, tuple(error["loc"]), error)  # check's words
+                message = error_message(model, tuple(error["loc"]), error)  # check's words
                 self.error(line, f"{what}.{where}" if where else what, message)
             return None
 

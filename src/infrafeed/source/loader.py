@@ -198,7 +198,7 @@ def _validate(model: type[M], data: dict[str, Any], name: str, problems: list[Pr
             # pydantic also calls an array "too short" when its only items failed.
             if error["type"] == "too_short" and loc in nested:
                 continue
-            problems.append(Problem(name, _field_path(loc), _message(model, loc, error)))
+            problems.append(Problem(name, _field_path(loc), error_message(model, loc, error)))
         return None
 
 
@@ -226,7 +226,8 @@ def _described(value: object) -> str:
     return f"{name} {shown[:60]}" if len(shown) <= 60 else name
 
 
-def _message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any) -> str:
+def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any) -> str:
+    """A pydantic error in the entries' words (the importer reports page errors in them too)."""
     kind = error["type"]
     value = error.get("input")
     if kind == "missing":
