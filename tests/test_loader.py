@@ -330,14 +330,17 @@ def test_problems_across_files_are_all_reported(small_site: Path) -> None:
     assert any("site.toml: timezone: is required but missing" in m for m in found)
 
 
-def test_bad_site_settings(small_site: Path) -> None:
+@pytest.mark.parametrize(
+    "zone",
+    # "Asia" is a folder of the zone database, and a name too long is one no file system has.
+    ["Mars/Olympus", "Asia", "x" * 300],
+)
+def test_bad_site_settings(small_site: Path, zone: str) -> None:
     site = small_site / "site.toml"
     text = site.read_text(encoding="utf-8")
-    site.write_text(
-        text.replace('timezone = "Asia/Shanghai"', 'timezone = "Mars/Olympus"'), "utf-8"
-    )
+    site.write_text(text.replace('timezone = "Asia/Shanghai"', f'timezone = "{zone}"'), "utf-8")
     assert problems(small_site) == [
-        f"{small_site.as_posix()}/site.toml: timezone: 'Mars/Olympus' is not an IANA time "
+        f"{small_site.as_posix()}/site.toml: timezone: '{zone[:100]}' is not an IANA time "
         "zone; use a name such as 'Asia/Shanghai'"
     ]
 

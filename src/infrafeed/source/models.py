@@ -189,7 +189,7 @@ def _base_url(value: str) -> str:
 def _timezone(value: str) -> str:
     try:
         ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a folder ("Asia"), too long
         raise PydanticCustomError(
             "timezone",
             "'{value}' is not an IANA time zone; use a name such as 'Asia/Shanghai'",
