@@ -215,6 +215,21 @@ BAD_RELEASES = [
         GOOD_RELEASE.replace("date = 2026-11-07", 'date = "07/11/2026"'),
         ["date: must be a date without quotes, e.g. 2026-11-07, not text '07/11/2026'"],
     ),
+    (
+        "quoted ISO date",
+        GOOD_RELEASE.replace("date = 2026-11-07", 'date = "2026-11-07"'),
+        ["date: must be a date without quotes, e.g. 2026-11-07, not text '2026-11-07'"],
+    ),
+    (
+        "date-time at midnight",
+        GOOD_RELEASE.replace("date = 2026-11-07", "date = 2026-11-07T00:00:00"),
+        ["date: must be a date without a time of day, e.g. 2026-11-07, not 2026-11-07T00:00:00"],
+    ),
+    (
+        "Unix time for a date",
+        GOOD_RELEASE.replace("date = 2026-11-07", "date = 1794009600"),
+        ["date: must be a date without quotes, e.g. 2026-11-07, not integer 1794009600"],
+    ),
 ]
 
 
@@ -342,6 +357,28 @@ def test_bad_site_settings(small_site: Path, zone: str) -> None:
     assert problems(small_site) == [
         f"{small_site.as_posix()}/site.toml: timezone: '{zone[:100]}' is not an IANA time "
         "zone; use a name such as 'Asia/Shanghai'"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("setting", "field", "shown"),
+    [
+        ('[ids]\nauthority = "example.org"\ndate = "2026-01-01"', "ids.date", "text '2026-01-01'"),
+        # Would mint every item id with 1970-01-01.
+        ('[ids]\nauthority = "example.org"\ndate = 0', "ids.date", "integer 0"),
+        ('[page]\npub_date = "2026-01-01"', "page.pub_date", "text '2026-01-01'"),
+    ],
+)
+def test_site_dates_are_toml_dates(small_site: Path, setting: str, field: str, shown: str) -> None:
+    site = small_site / "site.toml"
+    ids = '[ids]\nauthority = "example.org"\ndate = 2026-01-01'
+    text = site.read_text(encoding="utf-8")
+    assert text.count(ids) == 1
+    site.write_text(text.replace(ids, setting) if setting.startswith("[ids]") else
+                    f"{text}\n{setting}\n", "utf-8")  # fmt: skip
+    assert problems(small_site) == [
+        f"{small_site.as_posix()}/site.toml: {field}: must be a date without quotes, "
+        f"e.g. 2026-11-07, not {shown}"
     ]
 
 
