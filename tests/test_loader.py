@@ -283,6 +283,19 @@ def test_deeply_nested_toml_is_refused(small_site: Path, depth: int) -> None:
     ]
 
 
+@pytest.mark.parametrize("depth", [5_000, 100_000])
+@pytest.mark.parametrize("part", ["k", '"k\\""', "'k'"], ids=["bare", "quoted", "literal"])
+def test_deeply_dotted_key_is_refused(small_site: Path, depth: int, part: str) -> None:
+    # The parser keeps every prefix of a dotted key: memory grows with its square, and a
+    # 1 MiB file of "k.k.k..." would take gigabytes.
+    text = f"{GOOD_RELEASE}{'.'.join([part] * depth)} = 1\n"
+    path = write_release(small_site, text)
+    number = GOOD_RELEASE.count("\n") + 1
+    assert problems(small_site) == [
+        f"{path}:{number}: (toml): not valid TOML: arrays or tables nested too deeply"
+    ]
+
+
 def test_file_not_named_by_date(small_site: Path) -> None:
     path = write_release(small_site, GOOD_RELEASE, name="november.toml")
     assert problems(small_site) == [

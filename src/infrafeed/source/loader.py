@@ -31,6 +31,12 @@ _MISNAMED = (
     "(or YYYY-MM-DD-2.toml for a second release that day)"
 )
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+# A key of 20 dotted parts, bare or quoted: the parser keeps every prefix of one (its memory
+# grows with the square of the parts), and no table of the entries is nearly that deep.
+_DEEP_KEY = re.compile(
+    r"""^[ \t]*(?:(?:[\w-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')[ \t]*\.[ \t]*){19}""", re.M
+)
+_TOO_DEEP = "not valid TOML: arrays or tables nested too deeply"
 
 
 def release_name(day: dt.date, sequence: int) -> str:
@@ -172,14 +178,18 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
         problems.append(Problem(file.shown, "(file)", file.problem or "cannot be read"))
         return None
     try:
-        return tomli.loads(utf8_text(file.data, file.shown, "file"))
+        text = utf8_text(file.data, file.shown, "file")
+        if deep := _DEEP_KEY.search(text):
+            line = text.count("\n", 0, deep.start()) + 1
+            problems.append(Problem(file.shown, "(toml)", _TOO_DEEP, line))
+            return None
+        return tomli.loads(text)
     except DataError as exc:  # not UTF-8
         problems.extend(exc.problems)
     except RecursionError:
         # The parser recurses per level of inline arrays and tables: a file of
         # "[[[[..." must be refused like any other bad TOML, not crash the build.
-        why = "not valid TOML: arrays or tables nested too deeply"
-        problems.append(Problem(file.shown, "(toml)", why))
+        problems.append(Problem(file.shown, "(toml)", _TOO_DEEP))
     except tomli.TOMLDecodeError as exc:
         line = _TOML_LINE.search(str(exc))
         why = f"not valid TOML: {_TOML_LINE.sub('', str(exc)).strip()}"
