@@ -296,6 +296,27 @@ def test_deeply_dotted_key_is_refused(small_site: Path, depth: int, part: str) -
     ]
 
 
+def test_a_number_of_thousands_of_digits_is_refused(small_site: Path) -> None:
+    # Python reads at most 4300 decimal digits into an integer (sys.get_int_max_str_digits).
+    path = write_release(small_site, f"{GOOD_RELEASE}extra = 1{'0' * 5000}\n")
+    number = GOOD_RELEASE.count("\n") + 1
+    assert problems(small_site) == [
+        f"{path}:{number}: (toml): not valid TOML: a number of thousands of digits; "
+        "write one of the size the field needs"
+    ]
+    # In hexadecimal it is read, but cannot be shown in decimal.
+    huge = f"0x{'f' * 4000}"
+    text = GOOD_RELEASE.replace("module = 2", f"module = {huge}").replace('"new"', huge)
+    path = write_release(small_site, text.replace('"cuda-reduce"', f"[{huge}]"))
+    assert problems(small_site) == [
+        f"{path}: groups[1].articles[1].id: must be text in quotes, not array",
+        f"{path}: groups[1].kind: a number of thousands of digits is not allowed; use one of "
+        "'new', 'revised', 'restructured', 'major', 'improved', 'launch' or 'init'",
+        f"{path}: groups[1].module: a number of thousands of digits is out of range: "
+        "input should be less than or equal to 999",
+    ]
+
+
 def test_file_not_named_by_date(small_site: Path) -> None:
     path = write_release(small_site, GOOD_RELEASE, name="november.toml")
     assert problems(small_site) == [

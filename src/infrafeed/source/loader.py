@@ -37,6 +37,7 @@ _DEEP_KEY = re.compile(
     r"""^[ \t]*(?:(?:[\w-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')[ \t]*\.[ \t]*){19}""", re.M
 )
 _TOO_DEEP = "not valid TOML: arrays or tables nested too deeply"
+_HUGE = "a number of thousands of digits"
 
 
 def release_name(day: dt.date, sequence: int) -> str:
@@ -180,8 +181,7 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
     try:
         text = utf8_text(file.data, file.shown, "file")
         if deep := _DEEP_KEY.search(text):
-            line = text.count("\n", 0, deep.start()) + 1
-            problems.append(Problem(file.shown, "(toml)", _TOO_DEEP, line))
+            problems.append(Problem(file.shown, "(toml)", _TOO_DEEP, _line(text, deep.start())))
             return None
         return tomli.loads(text)
     except DataError as exc:  # not UTF-8
@@ -194,7 +194,16 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
         line = _TOML_LINE.search(str(exc))
         why = f"not valid TOML: {_TOML_LINE.sub('', str(exc)).strip()}"
         problems.append(Problem(file.shown, "(toml)", why, int(line.group(1)) if line else None))
+    except ValueError:  # an integer of more digits than Python reads (4300)
+        where = re.search(r"[0-9_]{4300}", text)
+        number = _line(text, where.start()) if where else None
+        why = f"not valid TOML: {_HUGE}; write one of the size the field needs"
+        problems.append(Problem(file.shown, "(toml)", why, number))
     return None
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
 
 
 def _validate(model: type[M], data: dict[str, Any], name: str, problems: list[Problem]) -> M | None:
@@ -232,8 +241,15 @@ _TYPE_NAMES = {
 
 def _described(value: object) -> str:
     name = _TYPE_NAMES.get(type(value), type(value).__name__)
-    shown = repr(value)
-    return f"{name} {shown[:60]}" if len(shown) <= 60 else name
+    shown = _repr(value)
+    return f"{name} {shown}" if 0 < len(shown) <= 60 else name
+
+
+def _repr(value: object) -> str:
+    try:
+        return repr(value)
+    except ValueError:  # an integer of more than 4300 digits, read from hexadecimal
+        return ""
 
 
 def _message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any) -> str:
@@ -248,7 +264,7 @@ def _message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any) -> 
         return f"unknown field; {hint}"
     if kind == "literal_error":
         expected = error.get("ctx", {}).get("expected", "")
-        return f"{value!r} is not allowed; use one of {expected}"
+        return f"{_repr(value) or _HUGE} is not allowed; use one of {expected}"
     if kind in ("string_type", "str_type"):
         return f"must be text in quotes, not {_described(value)}"
     if kind == "int_type":
@@ -268,7 +284,7 @@ def _message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any) -> 
     if kind == "too_long":
         return str(error["msg"]).replace("Tuple", "the array")
     if kind in ("greater_than_equal", "less_than_equal"):
-        return f"{value!r} is out of range: {str(error['msg']).lower()}"
+        return f"{_repr(value) or _HUGE} is out of range: {str(error['msg']).lower()}"
     if kind == "string_pattern_mismatch":
         return f"{value!r} has the wrong form ({error['ctx']['pattern']})"
     return str(error["msg"]).removeprefix("Value error, ")
