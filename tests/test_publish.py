@@ -389,6 +389,7 @@ NOT_OURS = "it does not start with 'infrafeed manifest 2' and end with a line br
         ('{"version": 1.0}', NOT_OURS),
         ("[" * 100_000 + "]" * 100_000, NOT_OURS),
         ("infrafeed manifest 2\ninputs -", NOT_OURS),
+        ("infrafeed manifest 2\n", "it has no records"),
         ("infrafeed manifest 2\n\n", "line 2 is not a record of a manifest"),
         ("infrafeed manifest 2\ninputs 1234\n", "line 2 is not a record of a manifest"),
         ("infrafeed manifest 2\nfile %s 6 feed.xml\n", "line 2 is not a record of a manifest"),

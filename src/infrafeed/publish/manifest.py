@@ -48,6 +48,8 @@ def read_manifest(out: Path) -> Manifest:
     lines = _lines(_read(path), _HEADER, path)
     if lines is None:
         return Manifest(None, {})
+    if not lines:
+        raise _damaged(path, "it has no records")
     found: dict[str, list[tuple[str, ...]]] = {}
     for number, line in enumerate(lines, start=2):
         record = _RECORD.fullmatch(line)
