@@ -292,6 +292,21 @@ def test_a_fresh_clone_guards_what_was_published_and_locked_builds_never_change_
     assert _build(run_cli, entries, tmp_path / "ci", "--locked")[0] == 0
 
 
+def test_a_record_with_windows_line_ends_is_told_so(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """Git with core.autocrlf checks published-ids.txt out with CR LF line ends."""
+    assert _build(run_cli, small_site, tmp_path / "out")[0] == 0
+    record = small_site / "published-ids.txt"
+    record.write_bytes(record.read_bytes().replace(b"\n", b"\r\n"))
+    code, stdout, stderr = _build(run_cli, small_site, tmp_path / "out")
+    assert (code, stdout) == (5, "")
+    assert stderr.startswith(
+        f"infrafeed: {record}: cannot read infrafeed's record (its lines end in CR LF, as on "
+        "Windows (git's core.autocrlf): infrafeed writes and reads LF line ends only); "
+    )
+
+
 # --- The changelog page outside the output folder (--page) -------------------------------
 
 

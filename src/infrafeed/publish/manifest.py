@@ -152,6 +152,9 @@ def _lines(data: bytes | None, header: str, path: Path | str) -> list[str] | Non
         lines = data.decode("ascii").split("\n")
     except UnicodeDecodeError:
         raise _damaged(path, "it is not ASCII text") from None
+    if b"\r\n" in data:
+        why = "its lines end in CR LF, as on Windows (git's core.autocrlf): infrafeed writes and "
+        raise _damaged(path, why + "reads LF line ends only")
     if lines[0] != header or lines[-1] != "":
         raise _damaged(path, f"it does not start with '{header}' and end with a line break")
     return lines[1:-1]
