@@ -49,6 +49,31 @@ def test_an_output_folder_that_overlaps_the_entries_is_refused(
     assert not (small_site / "out").exists()
 
 
+@pytest.mark.parametrize(
+    "where",
+    ["entries/site.toml", "entries/2026/2026-03-05.toml", "entries/notes.md", "out/feed.xml",
+     "out/update-log.md", "out/.infrafeed-manifest"],
+)  # fmt: skip
+def test_a_page_in_the_entries_or_the_output_folder_is_refused(
+    where: str, small_site: Path, run_cli: RunCli
+) -> None:
+    """--page entries/site.toml wrote the page over the settings, and in the output folder
+    the page was lost when the new tree replaced the old one."""
+    out = small_site.parent / "out"
+    assert _build(run_cli, small_site, out)[0] == 0
+    before = {p: p.read_bytes() for p in small_site.parent.rglob("*") if p.is_file()}
+    page = small_site.parent / where
+    code, stdout, stderr = _build(run_cli, small_site, out, "--page", str(page))
+    assert (code, stdout) == (1, "")
+    folder = small_site if where.startswith("entries") else out
+    assert stderr == (
+        f"infrafeed: {page}: the changelog page must be outside the "
+        f"{'entries' if folder == small_site else 'output'} folder {folder}; write it "
+        "where the site reads it, e.g. --page docs/posts/update-log.md\n"
+    )
+    assert {p: p.read_bytes() for p in small_site.parent.rglob("*") if p.is_file()} == before
+
+
 def test_a_missing_entries_folder_leaves_nothing_behind(tmp_path: Path, run_cli: RunCli) -> None:
     code, _, stderr = _build(run_cli, tmp_path / "nope", tmp_path / "out")
     assert code == 1 and "no such folder" in stderr

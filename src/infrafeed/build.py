@@ -78,6 +78,13 @@ def build(
     if not entries.is_dir():
         raise DataError([Problem(str(entries), "(folder)", "no such folder")])
     _apart(out, "output folder", entries, "entries folder")
+    where = Path(os.path.realpath(page)) if page is not None else None
+    for folder, name in ((entries, "entries"), (out, "output")):
+        if where is not None and where.is_relative_to(os.path.realpath(folder)):
+            raise InfraFeedError(
+                f"{page}: the changelog page must be outside the {name} folder {folder}; write "
+                "it where the site reads it, e.g. --page docs/posts/update-log.md"
+            )
     if cache is not None:
         _apart(cache, "build cache", entries, "entries folder")
         _apart(cache, "build cache", out, "output folder")
