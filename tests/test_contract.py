@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 
 from conftest import RunCli
 from infrafeed.source.urls import absolute
+from outputs import run_infrafeed
 
 GOOD = """\
 date = 2026-03-09
@@ -72,6 +74,20 @@ def test_a_page_in_the_entries_or_the_output_folder_is_refused(
         "where the site reads it, e.g. --page docs/posts/update-log.md\n"
     )
     assert {p: p.read_bytes() for p in small_site.parent.rglob("*") if p.is_file()} == before
+
+
+def test_a_page_that_is_not_a_regular_file_is_refused(small_site: Path, tmp_path: Path) -> None:
+    """A FIFO made the build wait forever; --page /dev/null replaced the device (as root)."""
+    page = tmp_path / "page.md"
+    os.mkfifo(page)
+    args = ["--entries", str(small_site), "--out", str(tmp_path / "out"), "--page", str(page)]
+    done = run_infrafeed("build", "--no-cache", *args, timeout=30)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        f"infrafeed: {page}: is not a regular file (a device or FIFO); give --page the path "
+        "of a file\n"
+    )
+    assert stat.S_ISFIFO(page.lstat().st_mode) and not (tmp_path / "out").exists()
 
 
 def test_a_missing_entries_folder_leaves_nothing_behind(tmp_path: Path, run_cli: RunCli) -> None:
