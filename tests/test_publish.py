@@ -441,6 +441,21 @@ def test_planted_symlinks_at_infrafeeds_own_names_are_not_followed(
     assert leftovers(out) == []
 
 
+def test_a_forged_journal_removes_nothing_outside_the_output_folder(
+    small_site: Path, out: Path, tmp_path: Path, build: Any
+) -> None:
+    """A journal lists files to remove below the output folder: never a path leading out."""
+    build(small_site)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("victim", encoding="utf-8")
+    staged = tmp_path / f".output{NEXT}"
+    staged.mkdir()
+    (out / ".infrafeed-journal").write_text(f"{staged}\n../victim.txt\n{victim}\n", "utf-8")
+    assert build(small_site)[0] == 0
+    assert victim.read_text(encoding="utf-8") == "victim"
+    assert leftovers(out) == []
+
+
 # --- 6. The id guard ----------------------------------------------------------------
 
 GEMM = """[[groups.articles]]

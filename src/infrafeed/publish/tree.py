@@ -225,6 +225,9 @@ def _move_in(staged: Path, out: Path, removed: list[str]) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             source.replace(target)
         for relative in removed:
+            folder = Path(os.path.realpath((out / relative).parent))
+            if safe_relative(relative) is None or not folder.is_relative_to(out):
+                continue  # a damaged or forged journal: only files below the output folder go
             (out / relative).unlink(missing_ok=True)
             folder = (out / relative).parent
             with contextlib.suppress(OSError):  # up to the first folder not empty
