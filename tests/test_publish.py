@@ -456,6 +456,26 @@ def test_a_forged_journal_removes_nothing_outside_the_output_folder(
     assert leftovers(out) == []
 
 
+def test_a_journal_that_is_not_utf8_is_removed(small_site: Path, out: Path, build: Any) -> None:
+    build(small_site)
+    (out / ".infrafeed-journal").write_bytes(b"/tmp/\xff\xfe\n")
+    assert build(small_site) == (0, f"unchanged: {len(owned(out))} files\n", "")
+    assert leftovers(out) == []
+
+
+def test_a_fallback_publish_into_a_folder_named_in_any_bytes(
+    small_site: Path, tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journal names the next tree, whose name holds the output folder's bytes."""
+    monkeypatch.setattr("infrafeed.publish.tree._EXCHANGE", None)  # as on NFS
+    out = tmp_path / os.fsdecode(b"out\xff")
+    args = ("build", "--no-cache", "--entries", str(small_site), "--out", str(out))
+    assert run_cli(*args)[0] == 0
+    set_feeds(small_site / "site.toml", modules=False)
+    assert run_cli(*args)[0] == 0
+    assert leftovers(out) == [] and not (out / "modules").exists()
+
+
 # --- 6. The id guard ----------------------------------------------------------------
 
 GEMM = """[[groups.articles]]
