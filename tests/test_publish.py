@@ -31,6 +31,7 @@ from outputs import (
     feed_files,
     leftovers,
     mtimes,
+    run_infrafeed,
     tree,
 )
 from release_kit import set_feeds
@@ -439,6 +440,24 @@ def test_planted_symlinks_at_infrafeeds_own_names_are_not_followed(
     assert [p.name for p in victim.iterdir()] == ["file.txt"]
     assert (victim / "file.txt").read_text(encoding="utf-8") == "victim"
     assert leftovers(out) == []
+
+
+@pytest.mark.parametrize("name", [MANIFEST, ".infrafeed-ids"])
+@pytest.mark.parametrize("make", ["fifo", "/dev/zero"])
+def test_a_record_that_is_not_a_regular_file_is_not_read(
+    small_site: Path, out: Path, build: Any, name: str, make: str
+) -> None:
+    """In a child process with a timeout: a FIFO would be waited on forever, and /dev/zero
+    read until memory runs out."""
+    build(small_site)
+    (out / name).unlink()
+    os.mkfifo(out / name) if make == "fifo" else (out / name).symlink_to(make)
+    done = run_infrafeed("build", "--entries", str(small_site), "--out", str(out), timeout=30)
+    assert (done.returncode, done.stdout) == (5, "")
+    assert done.stderr.startswith(
+        f"infrafeed: {out / name}: cannot read infrafeed's record (it is not a regular file: "
+        "a folder, device or FIFO); "
+    )
 
 
 def test_a_forged_journal_removes_nothing_outside_the_output_folder(

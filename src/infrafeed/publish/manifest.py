@@ -137,6 +137,8 @@ def as_recorded(path: Path, record: FileRecord, settled_ns: int) -> bool:
 
 def _read(path: Path) -> bytes | None:
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would be waited on, /dev/zero endless
+            raise _damaged(path, "it is not a regular file: a folder, device or FIFO")
         return path.read_bytes()
     except FileNotFoundError:
         return None
