@@ -84,10 +84,19 @@ def test_a_page_that_is_not_a_regular_file_is_refused(small_site: Path, tmp_path
     done = run_infrafeed("build", "--no-cache", *args, timeout=30)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (
-        f"infrafeed: {page}: is not a regular file (a device or FIFO); give --page the path "
-        "of a file\n"
+        f"infrafeed: {page}: is not a regular file (a folder, device or FIFO); give --page the "
+        "path of a file\n"
     )
     assert stat.S_ISFIFO(page.lstat().st_mode) and not (tmp_path / "out").exists()
+
+
+def test_an_empty_page_option_is_refused(small_site: Path, tmp_path: Path, run_cli: RunCli) -> None:
+    code, stdout, stderr = _build(run_cli, small_site, tmp_path / "out", "--page", "")
+    assert (code, stdout) == (1, "")
+    assert stderr == (
+        "infrafeed: .: is not a regular file (a folder, device or FIFO); give --page the path "
+        "of a file\n"
+    )
 
 
 def test_a_missing_entries_folder_leaves_nothing_behind(tmp_path: Path, run_cli: RunCli) -> None:

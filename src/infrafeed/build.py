@@ -79,8 +79,8 @@ def build(
         raise DataError([Problem(str(entries), "(folder)", "no such folder")])
     _apart(out, "output folder", entries, "entries folder")
     if page is not None and page.exists() and not page.is_file():  # never read or replaced
-        raise InfraFeedError(f"{page}: is not a regular file (a device or FIFO); give --page the "
-                             "path of a file")  # fmt: skip
+        why = "is not a regular file (a folder, device or FIFO); give --page the path of a file"
+        raise InfraFeedError(f"{page}: {why}")
     where = Path(os.path.realpath(page)) if page is not None else None
     for folder, name in ((entries, "entries"), (out, "output")):
         if where is not None and where.is_relative_to(os.path.realpath(folder)):
