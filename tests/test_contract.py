@@ -51,6 +51,19 @@ def test_an_output_folder_that_overlaps_the_entries_is_refused(
     assert not (small_site / "out").exists()
 
 
+@pytest.mark.parametrize("make", ["fifo", "/dev/null"])
+def test_an_output_folder_that_is_a_device_or_fifo_is_named_so(
+    make: str, small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """It was 'cannot read infrafeed's record (Not a directory); ... Restore it'."""
+    out = tmp_path / "out"
+    os.mkfifo(out) if make == "fifo" else out.symlink_to(make)
+    code, stdout, stderr = _build(run_cli, small_site, out)
+    assert (code, stdout) == (5, "")
+    why = "is not a folder (a file, device or FIFO); give --out a folder"
+    assert stderr == f"infrafeed: {out}: {why}\n"
+
+
 @pytest.mark.parametrize(
     "where",
     ["entries/site.toml", "entries/2026/2026-03-05.toml", "entries/notes.md", "out/feed.xml",
