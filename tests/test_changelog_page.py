@@ -32,6 +32,7 @@ from infrafeed.source import inline
 from infrafeed.source.loader import Changelog, ReleaseFile, load
 from infrafeed.source.models import Group, Note, PageSettings, Release
 from infrafeed.source.urls import absolute
+from outputs import run_infrafeed
 from slugger import astro_heading_ids
 
 GOLDEN = DATA / "small-site" / "expected" / "update-log.md"
@@ -119,6 +120,21 @@ def test_the_page_is_its_release_sections_joined(entries: Path) -> None:
     for section in sections:
         assert section.startswith("## ") and section.endswith("\n")
         assert not section.endswith("\n\n") and "\n\n\n" not in section
+
+
+def test_many_emphases_in_one_text_are_written_in_time(small_site: Path, tmp_path: Path) -> None:
+    """Each emphasis had the text before it written again, emphases and all: 2**n writings for
+    n emphases, so a summary of 60 hung the build. In a child process, with a timeout."""
+    text = " ".join(["*a*"] * 60)
+    (small_site / "2026" / "2026-03-20.toml").write_text(
+        f'date = 2026-03-20\n[[groups]]\nkind = "new"\nmodule = 1\n[[groups.notes]]\n'
+        f'id = "many"\ntext = "{text}"\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    done = run_infrafeed("build", "--entries", str(small_site), "--out", str(out), timeout=60)
+    assert done.returncode == 0
+    assert f"- {text} <!-- " in (out / "update-log.md").read_text(encoding="utf-8")
 
 
 def test_a_site_can_turn_the_page_off(small_site: Path, tmp_path: Path) -> None:

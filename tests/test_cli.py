@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from conftest import SHIPPED_ENTRIES, RunCli
 
@@ -107,6 +110,22 @@ def test_new_needs_a_folder_with_site_toml(tmp_path: Path, run_cli: RunCli) -> N
     assert (code, out) == (1, "")
     assert "no site.toml here" in err
     assert not (tmp_path / "entries").exists()
+
+
+@pytest.mark.parametrize("make", ["file", "broken link"])
+def test_new_names_a_year_that_is_not_a_folder(
+    small_site: Path, run_cli: RunCli, make: str
+) -> None:
+    """It said the release file already exists: there was none to edit."""
+    shutil.rmtree(small_site / "2026")
+    year = small_site / "2026"
+    year.write_text("") if make == "file" else year.symlink_to("nowhere")
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"infrafeed: {year.as_posix()}: is not a folder (a file, or a link to none); move it "
+        "away: the releases of 2026 go in a folder of that name\n"
+    )
 
 
 def test_usage_error_exit_code(run_cli: RunCli) -> None:

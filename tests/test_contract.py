@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 
 from conftest import RunCli
 from infrafeed.source.urls import absolute
+from outputs import run_infrafeed
 
 GOOD = """\
 date = 2026-03-09
@@ -47,6 +49,67 @@ def test_an_output_folder_that_overlaps_the_entries_is_refused(
     assert (code, stdout) == (1, "")
     assert stderr.startswith(f"infrafeed: {out}: the output folder must be a folder apart")
     assert not (small_site / "out").exists()
+
+
+@pytest.mark.parametrize("make", ["fifo", "/dev/null"])
+def test_an_output_folder_that_is_a_device_or_fifo_is_named_so(
+    make: str, small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """It was 'cannot read infrafeed's record (Not a directory); ... Restore it'."""
+    out = tmp_path / "out"
+    os.mkfifo(out) if make == "fifo" else out.symlink_to(make)
+    code, stdout, stderr = _build(run_cli, small_site, out)
+    assert (code, stdout) == (5, "")
+    why = "is not a folder (a file, device or FIFO); give --out a folder"
+    assert stderr == f"infrafeed: {out}: {why}\n"
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["entries/site.toml", "entries/2026/2026-03-05.toml", "entries/notes.md", "out/feed.xml",
+     "out/update-log.md", "out/.infrafeed-manifest"],
+)  # fmt: skip
+def test_a_page_in_the_entries_or_the_output_folder_is_refused(
+    where: str, small_site: Path, run_cli: RunCli
+) -> None:
+    """--page entries/site.toml wrote the page over the settings, and in the output folder
+    the page was lost when the new tree replaced the old one."""
+    out = small_site.parent / "out"
+    assert _build(run_cli, small_site, out)[0] == 0
+    before = {p: p.read_bytes() for p in small_site.parent.rglob("*") if p.is_file()}
+    page = small_site.parent / where
+    code, stdout, stderr = _build(run_cli, small_site, out, "--page", str(page))
+    assert (code, stdout) == (1, "")
+    folder = small_site if where.startswith("entries") else out
+    assert stderr == (
+        f"infrafeed: {page}: the changelog page must be outside the "
+        f"{'entries' if folder == small_site else 'output'} folder {folder}; write it "
+        "where the site reads it, e.g. --page docs/posts/update-log.md\n"
+    )
+    assert {p: p.read_bytes() for p in small_site.parent.rglob("*") if p.is_file()} == before
+
+
+def test_a_page_that_is_not_a_regular_file_is_refused(small_site: Path, tmp_path: Path) -> None:
+    """A FIFO made the build wait forever; --page /dev/null replaced the device (as root)."""
+    page = tmp_path / "page.md"
+    os.mkfifo(page)
+    args = ["--entries", str(small_site), "--out", str(tmp_path / "out"), "--page", str(page)]
+    done = run_infrafeed("build", "--no-cache", *args, timeout=30)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        f"infrafeed: {page}: is not a regular file (a folder, device or FIFO); give --page the "
+        "path of a file\n"
+    )
+    assert stat.S_ISFIFO(page.lstat().st_mode) and not (tmp_path / "out").exists()
+
+
+def test_an_empty_page_option_is_refused(small_site: Path, tmp_path: Path, run_cli: RunCli) -> None:
+    code, stdout, stderr = _build(run_cli, small_site, tmp_path / "out", "--page", "")
+    assert (code, stdout) == (1, "")
+    assert stderr == (
+        "infrafeed: .: is not a regular file (a folder, device or FIFO); give --page the path "
+        "of a file\n"
+    )
 
 
 def test_a_missing_entries_folder_leaves_nothing_behind(tmp_path: Path, run_cli: RunCli) -> None:
@@ -290,6 +353,34 @@ def test_a_fresh_clone_guards_what_was_published_and_locked_builds_never_change_
     assert _build(run_cli, entries, tmp_path / "local")[0] == 0
     subprocess.run([*git[:2], str(clone), *git[3:], "commit", "-qam", "release"], check=True)
     assert _build(run_cli, entries, tmp_path / "ci", "--locked")[0] == 0
+
+
+def test_a_release_dated_in_local_mean_time_is_read_back(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """Before 1901 a zone's offset has seconds (Asia/Shanghai: +08:05:43): the record kept
+    them, and the next build refused the record it had written as damaged."""
+    (small_site / "1899").mkdir()
+    (small_site / "1899" / "1899-12-31.toml").write_text(GOOD.replace("2026-03-09", "1899-12-31"))
+    assert _build(run_cli, small_site, tmp_path / "out")[0] == 0
+    record = (small_site / "published-ids.txt").read_text(encoding="ascii")
+    assert "1899-12-31/bai-moi/new 1899-12-31T12:00:00+08:05:43\n" in record
+    assert _build(run_cli, small_site, tmp_path / "fresh")[0] == 0  # as CI builds, from git
+
+
+def test_a_record_with_windows_line_ends_is_told_so(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """Git with core.autocrlf checks published-ids.txt out with CR LF line ends."""
+    assert _build(run_cli, small_site, tmp_path / "out")[0] == 0
+    record = small_site / "published-ids.txt"
+    record.write_bytes(record.read_bytes().replace(b"\n", b"\r\n"))
+    code, stdout, stderr = _build(run_cli, small_site, tmp_path / "out")
+    assert (code, stdout) == (5, "")
+    assert stderr.startswith(
+        f"infrafeed: {record}: cannot read infrafeed's record (its lines end in CR LF, as on "
+        "Windows (git's core.autocrlf): infrafeed writes and reads LF line ends only); "
+    )
 
 
 # --- The changelog page outside the output folder (--page) -------------------------------

@@ -215,6 +215,21 @@ BAD_RELEASES = [
         GOOD_RELEASE.replace("date = 2026-11-07", 'date = "07/11/2026"'),
         ["date: must be a date without quotes, e.g. 2026-11-07, not text '07/11/2026'"],
     ),
+    (
+        "quoted ISO date",
+        GOOD_RELEASE.replace("date = 2026-11-07", 'date = "2026-11-07"'),
+        ["date: must be a date without quotes, e.g. 2026-11-07, not text '2026-11-07'"],
+    ),
+    (
+        "date-time at midnight",
+        GOOD_RELEASE.replace("date = 2026-11-07", "date = 2026-11-07T00:00:00"),
+        ["date: must be a date without a time of day, e.g. 2026-11-07, not 2026-11-07T00:00:00"],
+    ),
+    (
+        "Unix time for a date",
+        GOOD_RELEASE.replace("date = 2026-11-07", "date = 1794009600"),
+        ["date: must be a date without quotes, e.g. 2026-11-07, not integer 1794009600"],
+    ),
 ]
 
 
@@ -265,6 +280,40 @@ def test_deeply_nested_toml_is_refused(small_site: Path, depth: int) -> None:
     path = write_release(small_site, text)
     assert problems(small_site) == [
         f"{path}: (toml): not valid TOML: arrays or tables nested too deeply"
+    ]
+
+
+@pytest.mark.parametrize("depth", [5_000, 100_000])
+@pytest.mark.parametrize("part", ["k", '"k\\""', "'k'"], ids=["bare", "quoted", "literal"])
+def test_deeply_dotted_key_is_refused(small_site: Path, depth: int, part: str) -> None:
+    # The parser keeps every prefix of a dotted key: memory grows with its square, and a
+    # 1 MiB file of "k.k.k..." would take gigabytes.
+    text = f"{GOOD_RELEASE}{'.'.join([part] * depth)} = 1\n"
+    path = write_release(small_site, text)
+    number = GOOD_RELEASE.count("\n") + 1
+    assert problems(small_site) == [
+        f"{path}:{number}: (toml): not valid TOML: arrays or tables nested too deeply"
+    ]
+
+
+def test_a_number_of_thousands_of_digits_is_refused(small_site: Path) -> None:
+    # Python reads at most 4300 decimal digits into an integer (sys.get_int_max_str_digits).
+    path = write_release(small_site, f"{GOOD_RELEASE}extra = 1{'0' * 5000}\n")
+    number = GOOD_RELEASE.count("\n") + 1
+    assert problems(small_site) == [
+        f"{path}:{number}: (toml): not valid TOML: a number of thousands of digits; "
+        "write one of the size the field needs"
+    ]
+    # In hexadecimal it is read, but cannot be shown in decimal.
+    huge = f"0x{'f' * 4000}"
+    text = GOOD_RELEASE.replace("module = 2", f"module = {huge}").replace('"new"', huge)
+    path = write_release(small_site, text.replace('"cuda-reduce"', f"[{huge}]"))
+    assert problems(small_site) == [
+        f"{path}: groups[1].articles[1].id: must be text in quotes, not array",
+        f"{path}: groups[1].kind: a number of thousands of digits is not allowed; use one of "
+        "'new', 'revised', 'restructured', 'major', 'improved', 'launch' or 'init'",
+        f"{path}: groups[1].module: a number of thousands of digits is out of range: "
+        "input should be less than or equal to 999",
     ]
 
 
@@ -330,15 +379,40 @@ def test_problems_across_files_are_all_reported(small_site: Path) -> None:
     assert any("site.toml: timezone: is required but missing" in m for m in found)
 
 
-def test_bad_site_settings(small_site: Path) -> None:
+@pytest.mark.parametrize(
+    "zone",
+    # "Asia" is a folder of the zone database, and a name too long is one no file system has.
+    ["Mars/Olympus", "Asia", "x" * 300],
+)
+def test_bad_site_settings(small_site: Path, zone: str) -> None:
     site = small_site / "site.toml"
     text = site.read_text(encoding="utf-8")
-    site.write_text(
-        text.replace('timezone = "Asia/Shanghai"', 'timezone = "Mars/Olympus"'), "utf-8"
-    )
+    site.write_text(text.replace('timezone = "Asia/Shanghai"', f'timezone = "{zone}"'), "utf-8")
     assert problems(small_site) == [
-        f"{small_site.as_posix()}/site.toml: timezone: 'Mars/Olympus' is not an IANA time "
+        f"{small_site.as_posix()}/site.toml: timezone: '{zone[:100]}' is not an IANA time "
         "zone; use a name such as 'Asia/Shanghai'"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("setting", "field", "shown"),
+    [
+        ('[ids]\nauthority = "example.org"\ndate = "2026-01-01"', "ids.date", "text '2026-01-01'"),
+        # Would mint every item id with 1970-01-01.
+        ('[ids]\nauthority = "example.org"\ndate = 0', "ids.date", "integer 0"),
+        ('[page]\npub_date = "2026-01-01"', "page.pub_date", "text '2026-01-01'"),
+    ],
+)
+def test_site_dates_are_toml_dates(small_site: Path, setting: str, field: str, shown: str) -> None:
+    site = small_site / "site.toml"
+    ids = '[ids]\nauthority = "example.org"\ndate = 2026-01-01'
+    text = site.read_text(encoding="utf-8")
+    assert text.count(ids) == 1
+    site.write_text(text.replace(ids, setting) if setting.startswith("[ids]") else
+                    f"{text}\n{setting}\n", "utf-8")  # fmt: skip
+    assert problems(small_site) == [
+        f"{small_site.as_posix()}/site.toml: {field}: must be a date without quotes, "
+        f"e.g. 2026-11-07, not {shown}"
     ]
 
 

@@ -31,6 +31,7 @@ from outputs import (
     feed_files,
     leftovers,
     mtimes,
+    run_infrafeed,
     tree,
 )
 from release_kit import set_feeds
@@ -389,6 +390,7 @@ NOT_OURS = "it does not start with 'infrafeed manifest 2' and end with a line br
         ('{"version": 1.0}', NOT_OURS),
         ("[" * 100_000 + "]" * 100_000, NOT_OURS),
         ("infrafeed manifest 2\ninputs -", NOT_OURS),
+        ("infrafeed manifest 2\n", "it has no records"),
         ("infrafeed manifest 2\n\n", "line 2 is not a record of a manifest"),
         ("infrafeed manifest 2\ninputs 1234\n", "line 2 is not a record of a manifest"),
         ("infrafeed manifest 2\nfile %s 6 feed.xml\n", "line 2 is not a record of a manifest"),
@@ -438,6 +440,59 @@ def test_planted_symlinks_at_infrafeeds_own_names_are_not_followed(
     assert [p.name for p in victim.iterdir()] == ["file.txt"]
     assert (victim / "file.txt").read_text(encoding="utf-8") == "victim"
     assert leftovers(out) == []
+
+
+@pytest.mark.parametrize("name", [MANIFEST, ".infrafeed-ids"])
+@pytest.mark.parametrize("make", ["fifo", "/dev/zero"])
+def test_a_record_that_is_not_a_regular_file_is_not_read(
+    small_site: Path, out: Path, build: Any, name: str, make: str
+) -> None:
+    """In a child process with a timeout: a FIFO would be waited on forever, and /dev/zero
+    read until memory runs out."""
+    build(small_site)
+    (out / name).unlink()
+    os.mkfifo(out / name) if make == "fifo" else (out / name).symlink_to(make)
+    done = run_infrafeed("build", "--entries", str(small_site), "--out", str(out), timeout=30)
+    assert (done.returncode, done.stdout) == (5, "")
+    assert done.stderr.startswith(
+        f"infrafeed: {out / name}: cannot read infrafeed's record (it is not a regular file: "
+        "a folder, device or FIFO); "
+    )
+
+
+def test_a_forged_journal_removes_nothing_outside_the_output_folder(
+    small_site: Path, out: Path, tmp_path: Path, build: Any
+) -> None:
+    """A journal lists files to remove below the output folder: never a path leading out."""
+    build(small_site)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("victim", encoding="utf-8")
+    staged = tmp_path / f".output{NEXT}"
+    staged.mkdir()
+    (out / ".infrafeed-journal").write_text(f"{staged}\n../victim.txt\n{victim}\n", "utf-8")
+    assert build(small_site)[0] == 0
+    assert victim.read_text(encoding="utf-8") == "victim"
+    assert leftovers(out) == []
+
+
+def test_a_journal_that_is_not_utf8_is_removed(small_site: Path, out: Path, build: Any) -> None:
+    build(small_site)
+    (out / ".infrafeed-journal").write_bytes(b"/tmp/\xff\xfe\n")
+    assert build(small_site) == (0, f"unchanged: {len(owned(out))} files\n", "")
+    assert leftovers(out) == []
+
+
+def test_a_fallback_publish_into_a_folder_named_in_any_bytes(
+    small_site: Path, tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journal names the next tree, whose name holds the output folder's bytes."""
+    monkeypatch.setattr("infrafeed.publish.tree._EXCHANGE", None)  # as on NFS
+    out = tmp_path / os.fsdecode(b"out\xff")
+    args = ("build", "--no-cache", "--entries", str(small_site), "--out", str(out))
+    assert run_cli(*args)[0] == 0
+    set_feeds(small_site / "site.toml", modules=False)
+    assert run_cli(*args)[0] == 0
+    assert leftovers(out) == [] and not (out / "modules").exists()
 
 
 # --- 6. The id guard ----------------------------------------------------------------

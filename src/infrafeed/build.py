@@ -78,6 +78,18 @@ def build(
     if not entries.is_dir():
         raise DataError([Problem(str(entries), "(folder)", "no such folder")])
     _apart(out, "output folder", entries, "entries folder")
+    if out.exists() and not out.is_dir():  # (a file is refused by the option)
+        raise PublishError(f"{out}: is not a folder (a file, device or FIFO); give --out a folder")
+    if page is not None and page.exists() and not page.is_file():  # never read or replaced
+        why = "is not a regular file (a folder, device or FIFO); give --page the path of a file"
+        raise InfraFeedError(f"{page}: {why}")
+    where = Path(os.path.realpath(page)) if page is not None else None
+    for folder, name in ((entries, "entries"), (out, "output")):
+        if where is not None and where.is_relative_to(os.path.realpath(folder)):
+            raise InfraFeedError(
+                f"{page}: the changelog page must be outside the {name} folder {folder}; write "
+                "it where the site reads it, e.g. --page docs/posts/update-log.md"
+            )
     if cache is not None:
         _apart(cache, "build cache", entries, "entries folder")
         _apart(cache, "build cache", out, "output folder")

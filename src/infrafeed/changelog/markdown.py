@@ -84,8 +84,18 @@ def link_destination(url: str) -> str:
 class _Writer:
     def __init__(self, resolve: Callable[[str], str], in_table: bool) -> None:
         self.resolve, self.in_table = resolve, in_table
+        # flanked() writes the nodes before each emphasis, and that writing asks the same of
+        # the emphases in them: remembered, a text of n emphases is not 2**n writings. Keyed by
+        # identity (cheap to hash); each value keeps its nodes alive, so no id is reused.
+        self.written: dict[tuple[object, ...], tuple[tuple[Node, ...], str]] = {}
 
     def nodes(self, nodes: tuple[Node, ...], *, line_start: bool, in_link: bool = False) -> str:
+        key = (*map(id, nodes), line_start, in_link)
+        if (found := self.written.get(key)) is None:
+            found = self.written[key] = (nodes, self._nodes(nodes, line_start, in_link))
+        return found[1]
+
+    def _nodes(self, nodes: tuple[Node, ...], line_start: bool, in_link: bool) -> str:
         if len(nodes) == 1 and isinstance(nodes[0], Text):
             return self.text(nodes[0].text, line_start=line_start)  # most texts: all plain
         nodes = self.expressible(nodes, in_link)

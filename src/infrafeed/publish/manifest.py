@@ -29,7 +29,8 @@ _RECORD = re.compile(
     rf"(inputs) ({_SHA}|-)|(page) ({_SHA}) ({_SIZE})|(published) ({_SHA})"
     rf"|(file) ({_SHA}) ({_SIZE}) ({_NAME})|(pending) (https?://[!-~]{{1,2000}})"
 )
-_ID = re.compile(r"([a-z0-9-]{1,100}) (tag:[!-~]{1,900}) ([0-9T:+-]{25})")
+# A date's offset has seconds before 1901, in local mean time (Asia/Shanghai: +08:05:43).
+_ID = re.compile(r"([a-z0-9-]{1,100}) (tag:[!-~]{1,900}) ([0-9T:+-]{25}(?::[0-9]{2})?)")
 
 Ids = dict[str, dict[str, str]]  # feed key -> item id -> its date, ISO 8601
 
@@ -48,6 +49,8 @@ def read_manifest(out: Path) -> Manifest:
     lines = _lines(_read(path), _HEADER, path)
     if lines is None:
         return Manifest(None, {})
+    if not lines:
+        raise _damaged(path, "it has no records")
     found: dict[str, list[tuple[str, ...]]] = {}
     for number, line in enumerate(lines, start=2):
         record = _RECORD.fullmatch(line)
@@ -135,6 +138,8 @@ def as_recorded(path: Path, record: FileRecord, settled_ns: int) -> bool:
 
 def _read(path: Path) -> bytes | None:
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would be waited on, /dev/zero endless
+            raise _damaged(path, "it is not a regular file: a folder, device or FIFO")
         return path.read_bytes()
     except FileNotFoundError:
         return None
@@ -150,6 +155,9 @@ def _lines(data: bytes | None, header: str, path: Path | str) -> list[str] | Non
         lines = data.decode("ascii").split("\n")
     except UnicodeDecodeError:
         raise _damaged(path, "it is not ASCII text") from None
+    if b"\r\n" in data:
+        why = "its lines end in CR LF, as on Windows (git's core.autocrlf): infrafeed writes and "
+        raise _damaged(path, why + "reads LF line ends only")
     if lines[0] != header or lines[-1] != "":
         raise _damaged(path, f"it does not start with '{header}' and end with a line break")
     return lines[1:-1]

@@ -194,7 +194,7 @@ def remove_leftovers(out: Path) -> None:
     nexts = next_trees(out)
     journal = out / JOURNAL
     if journal.is_file() and not journal.is_symlink():
-        lines = journal.read_text(encoding="utf-8").splitlines()
+        lines = journal.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
         if lines and Path(lines[0]) in nexts:  # never moves files from anywhere else
             _move_in(Path(lines[0]), out, lines[1:])
     for leftover in (*nexts, journal):
@@ -214,7 +214,8 @@ def _move_in(staged: Path, out: Path, removed: list[str]) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
         if not journal.exists():
-            write_atomic(journal, [("\n".join([str(staged), *removed]) + "\n").encode()])
+            text = "\n".join([str(staged), *removed]) + "\n"  # a path may hold any bytes
+            write_atomic(journal, [text.encode(errors="surrogateescape")])
         moves = [r for r, _ in _walk(staged, {MANIFEST})]
         for relative in [*moves, MANIFEST]:
             source, target = staged / relative, out / relative
@@ -225,6 +226,9 @@ def _move_in(staged: Path, out: Path, removed: list[str]) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             source.replace(target)
         for relative in removed:
+            folder = Path(os.path.realpath((out / relative).parent))
+            if safe_relative(relative) is None or not folder.is_relative_to(out):
+                continue  # a damaged or forged journal: only files below the output folder go
             (out / relative).unlink(missing_ok=True)
             folder = (out / relative).parent
             with contextlib.suppress(OSError):  # up to the first folder not empty

@@ -31,6 +31,13 @@ _MISNAMED = (
     "(or YYYY-MM-DD-2.toml for a second release that day)"
 )
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+# A key of 20 dotted parts, bare or quoted: the parser keeps every prefix of one (its memory
+# grows with the square of the parts), and no table of the entries is nearly that deep.
+_DEEP_KEY = re.compile(
+    r"""^[ \t]*(?:(?:[\w-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')[ \t]*\.[ \t]*){19}""", re.M
+)
+_TOO_DEEP = "not valid TOML: arrays or tables nested too deeply"
+_HUGE = "a number of thousands of digits"
 
 
 def release_name(day: dt.date, sequence: int) -> str:
@@ -172,19 +179,31 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
         problems.append(Problem(file.shown, "(file)", file.problem or "cannot be read"))
         return None
     try:
-        return tomli.loads(utf8_text(file.data, file.shown, "file"))
+        text = utf8_text(file.data, file.shown, "file")
+        if deep := _DEEP_KEY.search(text):
+            problems.append(Problem(file.shown, "(toml)", _TOO_DEEP, _line(text, deep.start())))
+            return None
+        return tomli.loads(text)
     except DataError as exc:  # not UTF-8
         problems.extend(exc.problems)
     except RecursionError:
         # The parser recurses per level of inline arrays and tables: a file of
         # "[[[[..." must be refused like any other bad TOML, not crash the build.
-        why = "not valid TOML: arrays or tables nested too deeply"
-        problems.append(Problem(file.shown, "(toml)", why))
+        problems.append(Problem(file.shown, "(toml)", _TOO_DEEP))
     except tomli.TOMLDecodeError as exc:
         line = _TOML_LINE.search(str(exc))
         why = f"not valid TOML: {_TOML_LINE.sub('', str(exc)).strip()}"
         problems.append(Problem(file.shown, "(toml)", why, int(line.group(1)) if line else None))
+    except ValueError:  # an integer of more digits than Python reads (4300)
+        where = re.search(r"[0-9_]{4300}", text)
+        number = _line(text, where.start()) if where else None
+        why = f"not valid TOML: {_HUGE}; write one of the size the field needs"
+        problems.append(Problem(file.shown, "(toml)", why, number))
     return None
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
 
 
 def _validate(model: type[M], data: dict[str, Any], name: str, problems: list[Problem]) -> M | None:
@@ -222,8 +241,15 @@ _TYPE_NAMES = {
 
 def _described(value: object) -> str:
     name = _TYPE_NAMES.get(type(value), type(value).__name__)
-    shown = repr(value)
-    return f"{name} {shown[:60]}" if len(shown) <= 60 else name
+    shown = _repr(value)
+    return f"{name} {shown}" if 0 < len(shown) <= 60 else name
+
+
+def _repr(value: object) -> str:
+    try:
+        return repr(value)
+    except ValueError:  # an integer of more than 4300 digits, read from hexadecimal
+        return ""
 
 
 def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any) -> str:
@@ -239,7 +265,7 @@ def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any
         return f"unknown field; {hint}"
     if kind == "literal_error":
         expected = error.get("ctx", {}).get("expected", "")
-        return f"{value!r} is not allowed; use one of {expected}"
+        return f"{_repr(value) or _HUGE} is not allowed; use one of {expected}"
     if kind in ("string_type", "str_type"):
         return f"must be text in quotes, not {_described(value)}"
     if kind == "int_type":
@@ -259,7 +285,7 @@ def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any
     if kind == "too_long":
         return str(error["msg"]).replace("Tuple", "the array")
     if kind in ("greater_than_equal", "less_than_equal"):
-        return f"{value!r} is out of range: {str(error['msg']).lower()}"
+        return f"{_repr(value) or _HUGE} is out of range: {str(error['msg']).lower()}"
     if kind == "string_pattern_mismatch":
         return f"{value!r} has the wrong form ({error['ctx']['pattern']})"
     return str(error["msg"]).removeprefix("Value error, ")

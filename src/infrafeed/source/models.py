@@ -189,7 +189,7 @@ def _base_url(value: str) -> str:
 def _timezone(value: str) -> str:
     try:
         ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a folder ("Asia"), too long
         raise PydanticCustomError(
             "timezone",
             "'{value}' is not an IANA time zone; use a name such as 'Asia/Shanghai'",
@@ -213,6 +213,7 @@ TimeZone = Annotated[str, Strict(), AfterValidator(_timezone)]
 PagePath = Annotated[str, Strict(), AfterValidator(_page_path)]
 ModuleNumber = Annotated[int, Strict(), Field(ge=1, le=999)]
 Chapter = Annotated[int, Strict(), Field(ge=1, le=999)]
+Day = Annotated[dt.date, Strict()]  # a TOML date: not text, a number or a date-time
 
 
 class _Model(BaseModel):
@@ -285,7 +286,7 @@ class Group(_Model):
 class Release(_Model):
     """One dated release of the changelog: a release file, entries/YYYY/YYYY-MM-DD.toml."""
 
-    date: dt.date
+    date: Day
     groups: tuple[Group, ...] = Field(min_length=1)
 
     def changes(self) -> Iterator[tuple[str, Group, Article | Note]]:
@@ -322,7 +323,7 @@ class Ids(_Model):
     """What item ids are minted from (RFC 4151 tag URIs). Set once; never change."""
 
     authority: Annotated[str, Strict(), Field(pattern=r"^[a-z0-9.\-]+$", max_length=200)]
-    date: dt.date
+    date: Day
 
 
 class FeedSettings(_Model):
@@ -399,7 +400,7 @@ class PageSettings(_Model):
     path: PagePath = "update-log.md"  # below the output folder
     title: Line | None = None  # front matter; default: the site's title
     description: Line | None = None  # default: the site's description
-    pub_date: dt.date | None = None  # default: the date of the oldest release
+    pub_date: Day | None = None  # default: the date of the oldest release
     tags: tuple[Line, ...] = Field(default=(), max_length=50)
     intro: MarkdownText | None = None  # the paragraph above the first release
     article_label: Line = "Bài"  # the bold word that starts an article's bullet

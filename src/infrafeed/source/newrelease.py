@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from importlib.resources import files
 from pathlib import Path
 
@@ -23,6 +24,11 @@ def write_template(entries: Path, date: dt.date) -> Path:
     name = date.isoformat()
     target = folder / f"{name}.toml"
     template = (files(__package__) / "release-template.toml").read_text(encoding="utf-8")
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise InfraFeedError(
+            f"{folder.as_posix()}: is not a folder (a file, or a link to none); move it away: "
+            f"the releases of {date:%Y} go in a folder of that name"
+        )
     try:
         folder.mkdir(exist_ok=True)
         write_atomic(target, (template.format(date=name).encode(),), overwrite=False)
