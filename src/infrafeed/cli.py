@@ -128,7 +128,8 @@ BUILD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any], str]] = [
     (("--out",), {"type": FOLDER, "default": Path("output"), "show_default": True},
      "Output folder, served at site.toml [feeds] url."),
     (("--page",), {"type": click.Path(dir_okay=False, path_type=Path), "metavar": "FILE"},
-     "Write the changelog page to FILE (a site's posts folder) instead of below the output."),
+     "Write the changelog page to FILE (a site's posts folder, outside the entries and the "
+     "output) instead of below the output."),
     (("--allow-changes",), {"is_flag": True},
      "Confirm that items already published may disappear or change their date."),
     (("--locked", "locked_ids"), {"is_flag": True},
