@@ -429,6 +429,11 @@ NO_MODULE = (
             id="bad-ids",
         ),
         pytest.param(
+            "## 2026-11-07\n\n### Nội dung mới\n\n" + "- Sửa lỗi chính tả\n" * 3_601,
+            ["page.md:1: release.groups: holds 3601 changes; a release holds at most 3600"],
+            id="too-many-changes",
+        ),
+        pytest.param(
             "Chỉ có lời dẫn.\n",
             [
                 "page.md: page: has no release to import: no heading such as '## 2026-11-07' "

@@ -341,6 +341,18 @@ def test_at_most_twelve_releases_a_day(small_site: Path) -> None:
     ]
 
 
+def test_at_most_3600_changes_a_release(small_site: Path) -> None:
+    # A release's items are one second apart after its hour (feeds/items.py).
+    note = '[[groups.notes]]\nid = "n{}"\ntext = "Sửa lỗi chính tả"\n'
+    text = 'date = 2026-11-07\n[[groups]]\nkind = "revised"\n'
+    path = write_release(small_site, text + "".join(note.format(n) for n in range(3_600)))
+    assert path in {rf.path for rf in load(small_site).releases}
+    write_release(small_site, text + "".join(note.format(n) for n in range(3_601)))
+    assert problems(small_site) == [
+        f"{path}: groups: holds 3601 changes; a release holds at most 3600"
+    ]
+
+
 def test_oversized_file(small_site: Path) -> None:
     path = write_release(small_site, GOOD_RELEASE + "#" * 1_048_577 + "\n")
     [message] = problems(small_site)

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 from ..errors import PageError, Problem
 from ..source import inline
 from ..source.loader import error_message
-from ..source.models import MAX_ITEMS_PER_RELEASE, Article, Group, Note, Release, Site
+from ..source.models import Article, Group, Note, Release, Site
 from ..source.urls import absolute
 from .conventions import AnnotationValue
 from .reader import PageGroup, PageItem, PageRelease, ParsedPage
@@ -85,11 +85,7 @@ class _Mapper:
 
     def release(self, page: PageRelease) -> Release | None:
         groups = [self.group(page, group) for group in page.groups]
-        count = sum(len(group.articles) + len(group.notes) for group in page.groups)
-        if count > MAX_ITEMS_PER_RELEASE:
-            limit = MAX_ITEMS_PER_RELEASE
-            self.error(page.line, "release", f"holds {count} changes; the limit is {limit}")
-        elif None not in groups:  # else an error was reported
+        if None not in groups:  # else an error was reported
             return self.validated(Release, {"date": page.day, "groups": groups}, page.line)
         return None
 

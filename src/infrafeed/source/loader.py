@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from .. import __version__
 from ..errors import DataError, Problem
 from .files import SITE_FILE, EntryFile, Snapshot, read_entries, utf8_text
-from .models import KINDS, MAX_ITEMS_PER_RELEASE, MAX_RELEASES_PER_DAY, Article, Release, Site
+from .models import KINDS, MAX_RELEASES_PER_DAY, Article, Release, Site
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -156,10 +156,6 @@ def _release(
     rf = ReleaseFile(name, int(named.group(2) or 1), release)
     if site is not None:  # unknown modules do not drop the release: its ids are still checked
         problems.extend(_check_modules(site, rf))
-    count = sum(len(g.articles) + len(g.notes) for g in release.groups)
-    if count > MAX_ITEMS_PER_RELEASE:
-        why = f"holds {count} changes; a release holds at most {MAX_ITEMS_PER_RELEASE}"
-        problems.append(Problem(name, "groups", why))
     return rf
 
 

@@ -21,6 +21,7 @@ from pydantic import (
     Field,
     Strict,
     StrictBool,
+    field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -288,6 +289,17 @@ class Release(_Model):
 
     date: Day
     groups: tuple[Group, ...] = Field(min_length=1)
+
+    @field_validator("groups")
+    @classmethod
+    def _not_too_many(cls, groups: tuple[Group, ...]) -> tuple[Group, ...]:
+        if (count := sum(len(g.articles) + len(g.notes) for g in groups)) > MAX_ITEMS_PER_RELEASE:
+            raise PydanticCustomError(
+                "too_many_changes",
+                "holds {count} changes; a release holds at most {limit}",
+                {"count": count, "limit": MAX_ITEMS_PER_RELEASE},
+            )
+        return groups
 
     def changes(self) -> Iterator[tuple[str, Group, Article | Note]]:
         """Each change in page order, with where it is: ``groups[1].articles[2]``."""
