@@ -112,6 +112,20 @@ def test_an_empty_page_option_is_refused(small_site: Path, tmp_path: Path, run_c
     )
 
 
+def test_a_page_that_names_a_folder_is_refused(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """--page x/ wrote a file named x: the path lost its slash (Path("x/") is Path("x"))."""
+    page = f"{tmp_path.as_posix()}/posts/"
+    code, stdout, stderr = _build(run_cli, small_site, tmp_path / "out", "--page", page)
+    assert (code, stdout) == (1, "")
+    assert stderr == (
+        f"infrafeed: {page}: names a folder (it ends in /); give --page the path of a file, "
+        "e.g. --page docs/posts/update-log.md\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["entries"]
+
+
 def test_a_missing_entries_folder_leaves_nothing_behind(tmp_path: Path, run_cli: RunCli) -> None:
     code, _, stderr = _build(run_cli, tmp_path / "nope", tmp_path / "out")
     assert code == 1 and "no such folder" in stderr

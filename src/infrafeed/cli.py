@@ -123,11 +123,18 @@ def _seconds(_: click.Context, __: click.Parameter, value: float) -> float:
     return value
 
 
+def _file(_: click.Context, __: click.Parameter, value: str | None) -> Path | None:
+    if value is not None and value.endswith("/"):  # Path("x/") is Path("x"), a file's name
+        raise InfraFeedError(f"{value}: names a folder (it ends in /); give --page the path of "
+                             "a file, e.g. --page docs/posts/update-log.md")  # fmt: skip
+    return None if value is None else Path(value)
+
+
 # The options of ``build``, each a line of the help: (names, settings, help).
 BUILD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any], str]] = [
     (("--out",), {"type": FOLDER, "default": Path("output"), "show_default": True},
      "Output folder, served at site.toml [feeds] url."),
-    (("--page",), {"type": click.Path(dir_okay=False, path_type=Path), "metavar": "FILE"},
+    (("--page",), {"type": click.Path(dir_okay=False), "metavar": "FILE", "callback": _file},
      "Write the changelog page to FILE (a site's posts folder, outside the entries and the "
      "output) instead of below the output."),
     (("--allow-changes",), {"is_flag": True},
