@@ -107,10 +107,10 @@ def new(entries: Path, date_text: str | None) -> None:
     except InfraFeedError:
         date = SYSTEM.now().astimezone(dt.UTC).date()
     if date_text is not None:
+        form = re.fullmatch(r"\d{4}-\d\d-\d\d", date_text)  # fromisoformat reads 20261130 too
         try:
-            date = dt.date.fromisoformat(date_text)
+            date = dt.date.fromisoformat(date_text if form else "")
         except ValueError as exc:
-            form = re.fullmatch(r"\d{4}-\d\d-\d\d", date_text)
             reason = str(exc) if form else "write it as YYYY-MM-DD, e.g. 2026-11-30"
             message = f"{date_text!r} is not a date: {reason}"
             raise click.BadParameter(message, param_hint="--date") from None
