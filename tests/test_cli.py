@@ -133,6 +133,27 @@ def test_new_names_a_year_that_is_not_a_folder(
     )
 
 
+@pytest.mark.parametrize("where", ["outside", "inside"])
+def test_new_refuses_a_year_folder_that_is_a_link(
+    small_site: Path, tmp_path: Path, run_cli: RunCli, where: str
+) -> None:
+    """It wrote through the link: a release file that check and build then refuse."""
+    year = small_site / "2026"
+    target = tmp_path / "elsewhere" if where == "outside" else small_site / "linked"
+    year.rename(target)
+    year.symlink_to(target, target_is_directory=True)
+    before = sorted(p.name for p in target.iterdir())
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"infrafeed: {year.as_posix()}: is a symbolic link to a folder, which infrafeed does not "
+        "follow; put the folder itself here\n"
+    )
+    assert sorted(p.name for p in target.iterdir()) == before
+    code, _, err = run_cli("check", "--entries", str(small_site))
+    assert code == 1 and f"{year.as_posix()}: (file): is a symbolic link to a folder" in err
+
+
 def test_usage_error_exit_code(run_cli: RunCli) -> None:
     code, _, err = run_cli("build", "--no-such-option")
     assert code == 2
