@@ -813,6 +813,21 @@ def test_cli_a_nul_byte(
     assert release_files(site_only) == {}
 
 
+def test_cli_a_page_too_large(site_only: Path, tmp_path: Path, run_cli: RunCli) -> None:
+    """A page of any size was read whole, into memory, then parsed (here it held NUL bytes)."""
+    page = tmp_path / "page.md"
+    page.write_bytes(b"## 2026-11-07\n")
+    os.truncate(page, (16 << 20) + 1)  # sparse: it takes no room on the disk
+    code, out, err = run_cli("import", str(page), "--entries", str(site_only))
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        f"{page.as_posix()}: (file): is over 16777216 bytes, the limit; import it in parts, cut "
+        "at release headings",
+        f"infrafeed: 1 problem in {page.as_posix()}; nothing was written",
+    ]
+    assert release_files(site_only) == {}
+
+
 def test_cli_interrupted_says_what_import_leaves(
     site_only: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
