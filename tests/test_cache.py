@@ -274,6 +274,21 @@ def test_a_cache_that_cannot_be_written_only_warns(
     assert tree(out) == _cold(run_cli, site, tmp_path)
 
 
+def test_a_cache_folder_too_deep_to_create_only_warns(
+    site: Path, tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2,000 folders deep, --cache was an internal error (exit 70): RecursionError in mkdir."""
+    monkeypatch.chdir(tmp_path)
+    cache = Path("/".join(["c"] * 1200))  # past the recursion limit, and short enough a path
+    code, _, stderr = run_cli("build", "--entries", str(site), "--out", "o", "--cache", str(cache))
+    assert code == 0
+    assert stderr == (
+        f"warning: could not write the build cache ({cache}: too many folders deep to create); "
+        "the build is complete, but the next one will be slower\n"
+    )
+    assert not (tmp_path / "c").exists()
+
+
 def test_the_cache_folder_is_tagged_and_beside_the_entries_by_default(
     site: Path, tmp_path: Path, run_cli: RunCli
 ) -> None:

@@ -103,6 +103,11 @@ def test_new_rejects_a_bad_date(small_site: Path, run_cli: RunCli) -> None:
     assert "'30/11/2026' is not a date: write it as YYYY-MM-DD, e.g. 2026-11-30" in err
     code, _, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-31")
     assert code == 2 and "'2026-11-31' is not a date: day is out of range for month" in err
+    before = sorted(small_site.rglob("*"))
+    for other in ("20261130", "2026-W48-1"):  # ISO 8601 as fromisoformat reads it, not TOML
+        code, _, err = run_cli("new", "--entries", str(small_site), "--date", other)
+        assert code == 2 and f"{other!r} is not a date: write it as YYYY-MM-DD, e.g. " in err
+    assert sorted(small_site.rglob("*")) == before
 
 
 def test_new_needs_a_folder_with_site_toml(tmp_path: Path, run_cli: RunCli) -> None:
@@ -126,6 +131,27 @@ def test_new_names_a_year_that_is_not_a_folder(
         f"infrafeed: {year.as_posix()}: is not a folder (a file, or a link to none); move it "
         "away: the releases of 2026 go in a folder of that name\n"
     )
+
+
+@pytest.mark.parametrize("where", ["outside", "inside"])
+def test_new_refuses_a_year_folder_that_is_a_link(
+    small_site: Path, tmp_path: Path, run_cli: RunCli, where: str
+) -> None:
+    """It wrote through the link: a release file that check and build then refuse."""
+    year = small_site / "2026"
+    target = tmp_path / "elsewhere" if where == "outside" else small_site / "linked"
+    year.rename(target)
+    year.symlink_to(target, target_is_directory=True)
+    before = sorted(p.name for p in target.iterdir())
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"infrafeed: {year.as_posix()}: is a symbolic link to a folder, which infrafeed does not "
+        "follow; put the folder itself here\n"
+    )
+    assert sorted(p.name for p in target.iterdir()) == before
+    code, _, err = run_cli("check", "--entries", str(small_site))
+    assert code == 1 and f"{year.as_posix()}: (file): is a symbolic link to a folder" in err
 
 
 def test_usage_error_exit_code(run_cli: RunCli) -> None:

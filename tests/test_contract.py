@@ -65,6 +65,30 @@ def test_an_output_folder_that_is_a_device_or_fifo_is_named_so(
 
 
 @pytest.mark.parametrize(
+    ("name", "why"),
+    [("d", "too many folders deep to create; give --out a shorter path"),  # recursed in mkdir
+     ("ddd", "File name too long")],  # 4,799 characters: longer than a path can be
+)  # fmt: skip
+def test_an_output_folder_too_deep_to_create_is_a_write_error(
+    name: str,
+    why: str,
+    small_site: Path,
+    tmp_path: Path,
+    run_cli: RunCli,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """2,000 folders deep, --out was an internal error (exit 70): RecursionError in mkdir.
+    1,200 is past Python's recursion limit, and 2,399 characters below any tmp_path is a path."""
+    monkeypatch.chdir(tmp_path)
+    out = Path("/".join([name] * 1200))
+    code, stdout, stderr = _build(run_cli, small_site, out)
+    assert (code, stdout) == (5, "")
+    parent = Path(os.path.realpath(out)).parent
+    assert stderr == f"infrafeed: {parent}: cannot open the output folder's parent: {why}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["entries"]
+
+
+@pytest.mark.parametrize(
     "where",
     ["entries/site.toml", "entries/2026/2026-03-05.toml", "entries/notes.md", "out/feed.xml",
      "out/update-log.md", "out/.infrafeed-manifest"],
@@ -110,6 +134,20 @@ def test_an_empty_page_option_is_refused(small_site: Path, tmp_path: Path, run_c
         "infrafeed: .: is not a regular file (a folder, device or FIFO); give --page the path "
         "of a file\n"
     )
+
+
+def test_a_page_that_names_a_folder_is_refused(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """--page x/ wrote a file named x: the path lost its slash (Path("x/") is Path("x"))."""
+    page = f"{tmp_path.as_posix()}/posts/"
+    code, stdout, stderr = _build(run_cli, small_site, tmp_path / "out", "--page", page)
+    assert (code, stdout) == (1, "")
+    assert stderr == (
+        f"infrafeed: {page}: names a folder (it ends in /); give --page the path of a file, "
+        "e.g. --page docs/posts/update-log.md\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["entries"]
 
 
 def test_a_missing_entries_folder_leaves_nothing_behind(tmp_path: Path, run_cli: RunCli) -> None:

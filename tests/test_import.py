@@ -818,6 +818,48 @@ def test_cli_a_nul_byte(
     assert release_files(site_only) == {}
 
 
+def test_cli_a_page_too_large(site_only: Path, tmp_path: Path, run_cli: RunCli) -> None:
+    """A page of any size was read whole, into memory, then parsed (here it held NUL bytes)."""
+    page = tmp_path / "page.md"
+    page.write_bytes(b"## 2026-11-07\n")
+    os.truncate(page, (16 << 20) + 1)  # sparse: it takes no room on the disk
+    code, out, err = run_cli("import", str(page), "--entries", str(site_only))
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        f"{page.as_posix()}: (file): is over 16777216 bytes, the limit; import it in parts, cut "
+        "at release headings",
+        f"infrafeed: 1 problem in {page.as_posix()}; nothing was written",
+    ]
+    assert release_files(site_only) == {}
+
+
+def test_cli_interrupted_says_what_import_leaves(
+    site_only: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It said build's words, "the output is as it was before, or wholly new": import writes
+    one release file after another, each whole."""
+    from infrafeed.changelog import importer
+    from infrafeed.cli import Interrupted
+
+    real, written = importer.write_atomic, []
+
+    def interrupted_at_the_second(path: Path, chunks: Any, **options: Any) -> Any:
+        if written:  # SIGTERM, as cli.run's handler raises it
+            raise Interrupted("SIGTERM")
+        written.append(path.relative_to(site_only).as_posix())
+        return real(path, chunks, **options)
+
+    monkeypatch.setattr(importer, "write_atomic", interrupted_at_the_second)
+    code, out, err = run_cli("import", str(PAGE), "--entries", str(site_only))
+    assert (code, out) == (130, "")
+    assert err == (
+        "infrafeed: interrupted; release files are written one at a time, each whole: those "
+        "written before the interruption are kept; import again with --overwrite to write "
+        "them all\n"
+    )
+    assert list(release_files(site_only)) == written == ["2026/2026-11-07.toml"]
+
+
 def test_cli_usage_error(run_cli: RunCli) -> None:
     code, _, err = run_cli("import")
     assert code == 2

@@ -78,7 +78,8 @@ def build(
     if not entries.is_dir():
         raise DataError([Problem(str(entries), "(folder)", "no such folder")])
     _apart(out, "output folder", entries, "entries folder")
-    if out.exists() and not out.is_dir():  # (a file is refused by the option)
+    # (A file is refused by the option.) A path too long to stat is for locked() to report.
+    if os.path.exists(out) and not out.is_dir():  # noqa: PTH110 (Path.exists raises for it)
         raise PublishError(f"{out}: is not a folder (a file, device or FIFO); give --out a folder")
     if page is not None and page.exists() and not page.is_file():  # never read or replaced
         why = "is not a regular file (a folder, device or FIFO); give --page the path of a file"

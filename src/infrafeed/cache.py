@@ -117,8 +117,9 @@ class ReleaseCache:
                 write_atomic(self.folder / TAG, (_TAG_TEXT,), sync=False)
             # Not synced: a pack lost in a crash costs time, never correctness.
             write_atomic(self.folder / PACK, self._chunks(), sync=False)
-        except OSError as exc:
-            return f"{self.folder}: {exc.strerror or exc}"
+        except (OSError, RecursionError) as exc:  # mkdir(parents=True) recurses once a folder
+            why = getattr(exc, "strerror", "too many folders deep to create") or exc
+            return f"{self.folder}: {why}"
         return None
 
     def _chunks(self) -> Iterator[bytes]:

@@ -107,10 +107,10 @@ def new(entries: Path, date_text: str | None) -> None:
     except InfraFeedError:
         date = SYSTEM.now().astimezone(dt.UTC).date()
     if date_text is not None:
+        form = re.fullmatch(r"\d{4}-\d\d-\d\d", date_text)  # fromisoformat reads 20261130 too
         try:
-            date = dt.date.fromisoformat(date_text)
+            date = dt.date.fromisoformat(date_text if form else "")
         except ValueError as exc:
-            form = re.fullmatch(r"\d{4}-\d\d-\d\d", date_text)
             reason = str(exc) if form else "write it as YYYY-MM-DD, e.g. 2026-11-30"
             message = f"{date_text!r} is not a date: {reason}"
             raise click.BadParameter(message, param_hint="--date") from None
@@ -123,11 +123,18 @@ def _seconds(_: click.Context, __: click.Parameter, value: float) -> float:
     return value
 
 
+def _file(_: click.Context, __: click.Parameter, value: str | None) -> Path | None:
+    if value is not None and value.endswith("/"):  # Path("x/") is Path("x"), a file's name
+        raise InfraFeedError(f"{value}: names a folder (it ends in /); give --page the path of "
+                             "a file, e.g. --page docs/posts/update-log.md")  # fmt: skip
+    return None if value is None else Path(value)
+
+
 # The options of ``build``, each a line of the help: (names, settings, help).
 BUILD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any], str]] = [
     (("--out",), {"type": FOLDER, "default": Path("output"), "show_default": True},
      "Output folder, served at site.toml [feeds] url."),
-    (("--page",), {"type": click.Path(dir_okay=False, path_type=Path), "metavar": "FILE"},
+    (("--page",), {"type": click.Path(dir_okay=False), "metavar": "FILE", "callback": _file},
      "Write the changelog page to FILE (a site's posts folder, outside the entries and the "
      "output) instead of below the output."),
     (("--allow-changes",), {"is_flag": True},
@@ -262,7 +269,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         exc.show()
         return EXIT_USAGE if isinstance(exc, click.UsageError) else EXIT_DATA
     except (KeyboardInterrupt, Interrupted, click.Abort):
-        _say("infrafeed: interrupted; the output is as it was before, or wholly new", err=True)
+        after = "the output is as it was before, or wholly new"
+        if args[:1] == ["import"]:  # importer.py writes one release file after another
+            after = (
+                "release files are written one at a time, each whole: those written before the "
+                "interruption are kept; import again with --overwrite to write them all"
+            )
+        _say(f"infrafeed: interrupted; {after}", err=True)
         return EXIT_INTERRUPTED
     except DataError as exc:
         for problem in exc.problems:

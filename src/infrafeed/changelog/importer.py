@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from ..errors import DataError, PageError, Problem, PublishError
 from ..publish.files import write_atomic
-from ..source.files import utf8_text
+from ..source.files import MAX_FILE_BYTES, utf8_text
 from ..source.loader import load_site, release_name
 from ..source.models import Release
 from .mapping import to_releases
@@ -24,6 +24,8 @@ from .reader import read_page
 
 _NOT_A_FILE = "is not a regular file (a folder, device or socket)"
 _NUL = "holds a NUL byte, which no text has (is it UTF-16?); save the page as UTF-8"
+MAX_PAGE_BYTES = 16 * MAX_FILE_BYTES  # many release files' worth: some 40,000 changes
+_TOO_BIG = f"is over {MAX_PAGE_BYTES} bytes, the limit; import it in parts, cut at release headings"
 _TOO_DEEP = "emphasis or links are nested too deeply to read; nest them a few levels at most"
 
 
@@ -90,10 +92,14 @@ def _read(page: Path, source: str) -> str:
         # A pipe is read, as cat would (`infrafeed import <(git show main:CHANGELOG.md)`); a
         # device is not: /dev/zero would never end.
         if stat.S_ISREG(mode := page.stat().st_mode) or stat.S_ISFIFO(mode):
-            text = utf8_text(page.read_bytes(), source, "page")
-            if (nul := text.find("\0")) < 0:  # Markdown would read it as U+FFFD, silently
-                return text
-            problem = Problem(source, "(file)", _NUL, text.count("\n", 0, nul) + 1)
+            with page.open("rb") as handle:  # one byte past the limit at most, never all of it
+                data = handle.read(MAX_PAGE_BYTES + 1)
+            if len(data) > MAX_PAGE_BYTES:
+                problem = Problem(source, "(file)", _TOO_BIG)
+            elif (nul := (text := utf8_text(data, source, "page")).find("\0")) < 0:
+                return text  # (a NUL: Markdown would read it as U+FFFD, silently)
+            else:
+                problem = Problem(source, "(file)", _NUL, text.count("\n", 0, nul) + 1)
         else:
             problem = Problem(source, "(file)", _NOT_A_FILE)
     except FileNotFoundError:

@@ -29,10 +29,9 @@ def locked(out: Path, wait_seconds: float, clock: Clock) -> Iterator[None]:
     try:
         parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError as exc:
-        raise PublishError(
-            f"{parent}: cannot open the output folder's parent: {exc.strerror}"
-        ) from None
+    except (OSError, RecursionError) as exc:  # mkdir(parents=True) recurses once a folder
+        why = getattr(exc, "strerror", "too many folders deep to create; give --out a shorter path")
+        raise PublishError(f"{parent}: cannot open the output folder's parent: {why}") from None
     try:
         deadline = clock.monotonic() + wait_seconds
         while True:

@@ -18,7 +18,7 @@ SITE_FILE = "site.toml"
 # The id guard's memory, kept in git beside the releases (publish/manifest.py).
 PUBLISHED = "published-ids.txt"
 MAX_FILE_BYTES = 1_048_576
-_FOLDER_LINK = (
+FOLDER_LINK = (
     "is a symbolic link to a folder, which infrafeed does not follow; put the folder itself here"
 )
 
@@ -60,7 +60,7 @@ def read_entries(entries: Path, version: str) -> Snapshot:
             if item.name.startswith(".") or item.name.endswith(".md"):
                 continue  # hidden (editor backups, .git), or a Markdown note
             if item.is_symlink() and os.path.isdir(item.path):  # noqa: PTH112 (False for a loop)
-                problems.append((prefix + relative, _FOLDER_LINK))
+                problems.append((prefix + relative, FOLDER_LINK))
             elif item.name.endswith(".toml") or relative == PUBLISHED:  # a folder so named too
                 limit = None if relative == PUBLISHED else MAX_FILE_BYTES  # it grows with the site
                 found[relative] = EntryFile(relative, prefix + relative, *_read(item, root, limit))

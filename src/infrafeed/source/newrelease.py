@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import InfraFeedError
 from ..publish.files import write_atomic
-from .files import SITE_FILE
+from .files import FOLDER_LINK, SITE_FILE
 from .models import MAX_RELEASES_PER_DAY
 
 
@@ -29,6 +29,8 @@ def write_template(entries: Path, date: dt.date) -> Path:
             f"{folder.as_posix()}: is not a folder (a file, or a link to none); move it away: "
             f"the releases of {date:%Y} go in a folder of that name"
         )
+    if folder.is_symlink():  # a link to a folder: read_entries refuses what it would hold
+        raise InfraFeedError(f"{folder.as_posix()}: {FOLDER_LINK}")
     try:
         folder.mkdir(exist_ok=True)
         write_atomic(target, (template.format(date=name).encode(),), overwrite=False)
