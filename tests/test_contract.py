@@ -127,6 +127,18 @@ def test_a_page_that_is_not_a_regular_file_is_refused(small_site: Path, tmp_path
     assert stat.S_ISFIFO(page.lstat().st_mode) and not (tmp_path / "out").exists()
 
 
+def test_a_page_that_is_a_folder_is_refused_as_readme_says(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """click refused it before build did, with exit 2 where README says 1."""
+    code, stdout, stderr = _build(run_cli, small_site, tmp_path / "out", "--page", str(tmp_path))
+    assert (code, stdout) == (1, "")
+    assert stderr == (
+        f"infrafeed: {tmp_path}: is not a regular file (a folder, device or FIFO); give --page "
+        "the path of a file\n"
+    )
+
+
 def test_an_empty_page_option_is_refused(small_site: Path, tmp_path: Path, run_cli: RunCli) -> None:
     code, stdout, stderr = _build(run_cli, small_site, tmp_path / "out", "--page", "")
     assert (code, stdout) == (1, "")

@@ -134,7 +134,7 @@ def _file(_: click.Context, __: click.Parameter, value: str | None) -> Path | No
 BUILD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any], str]] = [
     (("--out",), {"type": FOLDER, "default": Path("output"), "show_default": True},
      "Output folder, served at site.toml [feeds] url."),
-    (("--page",), {"type": click.Path(dir_okay=False), "metavar": "FILE", "callback": _file},
+    (("--page",), {"metavar": "FILE", "callback": _file},
      "Write the changelog page to FILE (a site's posts folder, outside the entries and the "
      "output) instead of below the output."),
     (("--allow-changes",), {"is_flag": True},
