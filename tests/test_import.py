@@ -727,6 +727,23 @@ def test_cli_a_file_where_the_years_folder_goes(site_only: Path, run_cli: RunCli
     ]
 
 
+def test_cli_a_years_folder_that_is_a_link_is_refused(
+    site_only: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """The release files went through the link, where check and build refuse to read them."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (site_only / "2026").symlink_to(elsewhere)
+    code, out, err = run_cli("import", str(PAGE), "--entries", str(site_only))
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        f"{site_only.as_posix()}/2026: (folder): is a symbolic link to a folder, which infrafeed "
+        "does not follow; put the folder itself here",
+        "infrafeed: 1 problem in the entries; nothing was written",
+    ]
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_cli_page_errors_write_nothing(site_only: Path, tmp_path: Path, run_cli: RunCli) -> None:
     page = tmp_path / "page.md"
     page.write_text("## 2026-11-07\n\n### Tin mới\n\n- x\n\n## 2026-02-30\n", encoding="utf-8")

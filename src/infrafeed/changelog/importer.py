@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from ..errors import DataError, PageError, Problem, PublishError
 from ..publish.files import write_atomic
-from ..source.files import MAX_FILE_BYTES, utf8_text
+from ..source.files import FOLDER_LINK, MAX_FILE_BYTES, utf8_text
 from ..source.loader import load_site, release_name
 from ..source.models import Release
 from .mapping import to_releases
@@ -63,6 +63,9 @@ def import_page(page: Path, entries: Path, *, overwrite: bool = False) -> Import
     for found in releases:
         name = release_name(found.release.date, found.sequence)
         targets.append((found.release, entries / f"{found.release.date:%Y}" / f"{name}.toml"))
+    # read_entries refuses a year folder that is a link: what it would hold is never read.
+    if linked := sorted({p.parent for _, p in targets if p.parent.is_symlink()}):
+        raise DataError([Problem(folder.as_posix(), "(folder)", FOLDER_LINK) for folder in linked])
     if not overwrite:
         exists = "already exists; run again with --overwrite to replace it"
         if existing := [Problem(p.as_posix(), "(file)", exists) for _, p in targets if p.exists()]:
