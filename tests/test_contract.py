@@ -427,9 +427,11 @@ def test_a_record_with_windows_line_ends_is_told_so(
     record.write_bytes(record.read_bytes().replace(b"\n", b"\r\n"))
     code, stdout, stderr = _build(run_cli, small_site, tmp_path / "out")
     assert (code, stdout) == (5, "")
-    assert stderr.startswith(
+    assert stderr == (
         f"infrafeed: {record}: cannot read infrafeed's record (its lines end in CR LF, as on "
-        "Windows (git's core.autocrlf): infrafeed writes and reads LF line ends only); "
+        "Windows (git's core.autocrlf): infrafeed writes and reads LF line ends only); it "
+        "lists the items each feed published. Restore it (from git or a backup), or delete "
+        "it to start over: the id guard then forgets what it recorded\n"
     )
 
 

@@ -419,9 +419,9 @@ def test_a_damaged_or_forged_manifest_stops_the_build(
     assert (code, stdout) == (5, "")
     assert stderr == (
         f"infrafeed: {out / MANIFEST}: cannot read infrafeed's record ({reason}); it lists "
-        "which files infrafeed owns and which items the feeds published. Restore it (from "
-        "git or a backup), or delete it to start over: the id guard then forgets what was "
-        "published, and infrafeed will refuse to write over files that differ from its own\n"
+        "which files infrafeed wrote, the only ones it replaces or deletes. Restore it (from "
+        "git or a backup), or delete it to start over: infrafeed then refuses to write over "
+        "files that differ from its own\n"
     )
     assert tree(out) == before
     assert victim.read_text(encoding="utf-8") == "victim"

@@ -164,9 +164,12 @@ def _lines(data: bytes | None, header: str, path: Path | str) -> list[str] | Non
 
 
 def _damaged(path: Path | str, reason: str) -> PublishError:
+    if Path(path).name == MANIFEST:
+        held = "which files infrafeed wrote, the only ones it replaces or deletes"
+        lost = "infrafeed then refuses to write over files that differ from its own"
+    else:
+        held, lost = "the items each feed published", "the id guard then forgets what it recorded"
     return PublishError(
-        f"{path}: cannot read infrafeed's record ({reason}); it lists which files infrafeed "
-        "owns and which items the feeds published. Restore it (from git or a backup), or "
-        "delete it to start over: the id guard then forgets what was published, and "
-        "infrafeed will refuse to write over files that differ from its own"
+        f"{path}: cannot read infrafeed's record ({reason}); it lists {held}. Restore it (from "
+        f"git or a backup), or delete it to start over: {lost}"
     )
