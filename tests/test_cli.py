@@ -154,6 +154,25 @@ def test_new_refuses_a_year_folder_that_is_a_link(
     assert code == 1 and f"{year.as_posix()}: (file): is a symbolic link to a folder" in err
 
 
+def test_check_interrupted_claims_nothing_of_an_output(
+    run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It said build's words, "the output is as it was before, or wholly new": check writes
+    nothing."""
+    from infrafeed.cli import Interrupted
+    from infrafeed.source import loader
+
+    def interrupted(*_: object) -> str:
+        raise Interrupted("SIGINT")  # as cli.run's handler raises it
+
+    monkeypatch.setattr(loader, "describe", interrupted)
+    assert run_cli("check", "--entries", str(SHIPPED_ENTRIES)) == (
+        130,
+        "",
+        "infrafeed: interrupted\n",
+    )
+
+
 def test_usage_error_exit_code(run_cli: RunCli) -> None:
     code, _, err = run_cli("build", "--no-such-option")
     assert code == 2

@@ -269,13 +269,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         exc.show()
         return EXIT_USAGE if isinstance(exc, click.UsageError) else EXIT_DATA
     except (KeyboardInterrupt, Interrupted, click.Abort):
-        after = "the output is as it was before, or wholly new"
-        if args[:1] == ["import"]:  # importer.py writes one release file after another
-            after = (
-                "release files are written one at a time, each whole: those written before the "
-                "interruption are kept; import again with --overwrite to write them all"
-            )
-        _say(f"infrafeed: interrupted; {after}", err=True)
+        after = {  # what is true of what each command writes (new: one file, whole)
+            "build": "; the output is as it was before, or wholly new",
+            # importer.py writes one release file after another
+            "import": "; release files are written one at a time, each whole: those written "
+            "before the interruption are kept; import again with --overwrite to write them all",
+        }.get(args[0] if args else "", "")
+        _say(f"infrafeed: interrupted{after}", err=True)
         return EXIT_INTERRUPTED
     except DataError as exc:
         for problem in exc.problems:
