@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
@@ -66,7 +67,8 @@ def inline_markdown(
     path than the site's root); ``in_table`` escapes ``|`` in code spans too, as a GFM table cell
     requires; ``line_start``: the text begins a line, where a leading ``#`` or ``1.`` is escaped.
     """
-    return _Writer(resolve, in_table).nodes(nodes, line_start=line_start)
+    writer = _Writer(resolve, in_table)
+    return writer.write([writer.item(node, False) for node in nodes], line_start=line_start)
 
 
 def plain_markdown(text: str, *, in_table: bool = False, line_start: bool = True) -> str:
@@ -81,80 +83,76 @@ def link_destination(url: str) -> str:
     return url
 
 
-class _Writer:
-    def __init__(self, resolve: Callable[[str], str], in_table: bool) -> None:
-        self.resolve, self.in_table = resolve, in_table
-        # flanked() writes the nodes before each emphasis, and that writing asks the same of
-        # the emphases in them: remembered, a text of n emphases is not 2**n writings. Keyed by
-        # identity (cheap to hash); each value keeps its nodes alive, so no id is reused.
-        self.written: dict[tuple[object, ...], tuple[tuple[Node, ...], str]] = {}
+class _Span(NamedTuple):
+    """An emphasis or a link, its children written once however often the writer looks at it."""
 
-    def nodes(self, nodes: tuple[Node, ...], *, line_start: bool, in_link: bool = False) -> str:
-        key = (*map(id, nodes), line_start, in_link)
-        if (found := self.written.get(key)) is None:
-            found = self.written[key] = (nodes, self._nodes(nodes, line_start, in_link))
-        return found[1]
+    node: Emphasis | Strong | Link
+    items: tuple[_Item, ...]
+    inner: str  # the children, written
+    written: str
+    alone: str  # the first character of it written on its own, where it may become plain text
 
-    def _nodes(self, nodes: tuple[Node, ...], line_start: bool, in_link: bool) -> str:
-        if len(nodes) == 1 and isinstance(nodes[0], Text):
-            return self.text(nodes[0].text, line_start=line_start)  # most texts: all plain
-        nodes = self.expressible(nodes, in_link)
-        out = ""
-        for index, node in enumerate(nodes):
-            after = nodes[index + 1] if index + 1 < len(nodes) else None
-            if isinstance(node, Text):
-                at_start = (line_start and not out) or out.endswith("\n")
-                text = self.text(node.text, line_start=at_start)
-                # "!" right before a link would turn it into an image.
-                if text.endswith("!") and isinstance(after, Link):
-                    text = text[:-1] + "\\!"
-                out += text
-            elif isinstance(node, Code):
-                out += self.code(node.code)
-            elif isinstance(node, Link) and in_link:
-                # CommonMark has no link inside a link: keep the inner one's text.
-                out += self.nodes(node.children, line_start=False, in_link=True)
-            elif isinstance(node, Link):
-                label = self.nodes(node.children, line_start=False, in_link=True)
-                out += f"[{label}]({link_destination(self.resolve(node.url))})"
-            else:
-                marker = "**" if isinstance(node, Strong) else "*"
-                inner = self.nodes(node.children, line_start=False, in_link=in_link)
-                out += f"{marker}{inner}{marker}"
-        return out
 
-    def expressible(self, nodes: tuple[Node, ...], in_link: bool) -> tuple[Node, ...]:
-        """``nodes`` with the emphasis CommonMark would not see turned into its plain content,
-        before writing: it is escaped as the plain text it becomes, and reads back as that."""
-        found = list(nodes)
-        index = 0
+_Item = Text | Code | _Span
+
+
+class _Writer(NamedTuple):
+    resolve: Callable[[str], str]
+    in_table: bool
+
+    def item(self, node: Node, in_link: bool) -> _Item:
+        if isinstance(node, Text | Code):
+            return node
+        items = tuple(self.item(c, in_link or isinstance(node, Link)) for c in node.children)
+        inner = self.write(items, line_start=False)
+        if isinstance(node, Link):  # CommonMark has no link inside a link: keep the inner text
+            written = inner if in_link else f"[{inner}]({link_destination(self.resolve(node.url))})"
+            return _Span(node, items, inner, written, written[:1])
+        marker = "**" if isinstance(node, Strong) else "*"
+        span = _Span(node, items, inner, f"{marker}{inner}{marker}", "*")
+        if self.shown(span, "", Text("")):
+            return span
+        return span._replace(alone=self.write(merged(items), line_start=False)[:1])
+
+    def write(self, items: Sequence[_Item], *, line_start: bool) -> str:
+        """``items`` written, emphasis CommonMark would not see as the plain text it reads as."""
+        # pieces[k + 1]: item k written; ends[k]: the two characters before it ("\n" at line start)
+        found, pieces, ends = list(items), [""], ["\n" if line_start else ""]
+        index, tidy = 0, False  # tidy: no two texts side by side
         while index < len(found):
-            node = found[index]
-            if isinstance(node, Emphasis | Strong) and not self.flanked(found, index, in_link):
-                found[index : index + 1] = node.children
-                found = merged(found)
-                index = 0
-            else:
-                index += 1
-        return tuple(found)
+            item, before = found[index], ends[index]
+            after = found[index + 1] if index + 1 < len(found) else Text("")  # or the end
+            if isinstance(item, _Span) and not self.shown(item, before, after):
+                # Its texts join those beside it, which changes what the emphasis two items back
+                # sees; the first time, texts anywhere may join.
+                low, high = (max(index - 1, 0), index + 2) if tidy else (0, len(found))
+                found[low:high] = merged([*found[low:index], *item.items, *found[index + 1 : high]])
+                index, tidy = max(low - 1, 0), True
+                del pieces[index + 1 :], ends[index + 1 :]
+                continue
+            pieces.append(self.piece(item, after, at_start=before.endswith("\n")))
+            ends.append((before + pieces[-1])[-2:])
+            index += 1
+        return "".join(pieces)
 
-    def flanked(self, nodes: list[Node], index: int, in_link: bool) -> bool:
-        """Would CommonMark read ``nodes[index]``'s ``*`` delimiters as this emphasis?"""
-        node = nodes[index]
-        assert isinstance(node, Emphasis | Strong)
-        if not node.children:
-            return False
+    def shown(self, span: _Span, before: str, after: _Item) -> bool:
+        """Would CommonMark read ``span`` as written, between ``before``'s end and ``after``?"""
+        children, inner = span.node.children, span.inner
+        if isinstance(span.node, Link) or not inner:
+            return isinstance(span.node, Link)
         # Delimiter runs that touch ("***", "*a**b*") are paired by rules our nodes cannot steer.
-        first, last = node.children[0], node.children[-1]
-        if isinstance(first, Emphasis | Strong) or isinstance(last, Emphasis | Strong):
-            return False
-        before = self.nodes(tuple(nodes[:index]), line_start=False, in_link=in_link)
-        inner = self.nodes(node.children, line_start=False, in_link=in_link)
-        after = nodes[index + 1 : index + 2]
-        following = self.nodes(tuple(after), line_start=False, in_link=in_link)[:1]
-        if (before.endswith("*") and not before.endswith("\\*")) or following == "*":
-            return False
-        return bool(inner) and _flanking(inner[0], before[-1:]) and _flanking(inner[-1], following)
+        touching = any(isinstance(edge, Emphasis | Strong) for edge in (children[0], children[-1]))
+        following = after.alone if isinstance(after, _Span) else self.piece(after, after)[:1]
+        touching |= (before.endswith("*") and not before.endswith("\\*")) or following == "*"
+        return not touching and _flanking(inner[0], before[-1:]) and _flanking(inner[-1], following)
+
+    def piece(self, item: _Item, after: _Item, at_start: bool = False) -> str:
+        if not isinstance(item, Text):
+            return item.written if isinstance(item, _Span) else self.code(item.code)
+        text = self.text(item.text, line_start=at_start)
+        # "!" right before a link would turn it into an image.
+        link = isinstance(after, _Span) and isinstance(after.node, Link)
+        return text[:-1] + "\\!" if link and text.endswith("!") else text
 
     def text(self, text: str, *, line_start: bool) -> str:
         if "\n" not in text and "\r" not in text:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TypeVar
 
 from .urls import check_reference
 
@@ -61,6 +62,7 @@ class Link:
 
 
 Node = Text | Code | Emphasis | Strong | Link
+_T = TypeVar("_T")
 
 
 class MarkupError(ValueError):
@@ -250,9 +252,9 @@ class _Parser:
         return Link(tuple(self.nodes(pos + 1, label_end, depth + 1)), url), close + 1
 
 
-def merged(nodes: Iterable[Node]) -> list[Node]:
+def merged(nodes: Iterable[_T]) -> list[_T | Text]:
     """``nodes`` with each run of adjacent texts joined into one text."""
-    out: list[Node] = []
+    out: list[_T | Text] = []
     for node in nodes:
         if isinstance(node, Text) and out and isinstance(out[-1], Text):
             out[-1] = Text(out[-1].text + node.text)
