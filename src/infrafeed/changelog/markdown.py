@@ -68,6 +68,8 @@ def inline_markdown(
     requires; ``line_start``: the text begins a line, where a leading ``#`` or ``1.`` is escaped.
     """
     writer = _Writer(resolve, in_table)
+    if len(nodes) == 1 and isinstance(nodes[0], Text):  # most texts: all plain
+        return writer.text(nodes[0].text, line_start=line_start)
     return writer.write([writer.item(node, False) for node in nodes], line_start=line_start)
 
 
