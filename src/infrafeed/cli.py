@@ -107,12 +107,12 @@ def new(entries: Path, date_text: str | None) -> None:
     except InfraFeedError:
         date = SYSTEM.now().astimezone(dt.UTC).date()
     if date_text is not None:
-        form = re.fullmatch(r"\d{4}-\d\d-\d\d", date_text)  # fromisoformat reads 20261130 too
         try:
-            date = dt.date.fromisoformat(date_text if form else "")
+            if not re.fullmatch(r"\d{4}-\d\d-\d\d", date_text):  # fromisoformat reads 20261130
+                raise ValueError("write it as YYYY-MM-DD, e.g. 2026-11-30")
+            date = dt.date.fromisoformat(date_text)
         except ValueError as exc:
-            reason = str(exc) if form else "write it as YYYY-MM-DD, e.g. 2026-11-30"
-            message = f"{date_text!r} is not a date: {reason}"
+            message = f"{date_text!r} is not a date: {exc}"
             raise click.BadParameter(message, param_hint="--date") from None
     _say(f"wrote {write_template(entries, date).as_posix()}")
 
