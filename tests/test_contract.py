@@ -64,26 +64,17 @@ def test_an_output_folder_that_is_a_device_or_fifo_is_named_so(
     assert stderr == f"infrafeed: {out}: {why}\n"
 
 
-@pytest.mark.parametrize(
-    ("name", "why"),
-    [("d", "too many folders deep to create; give --out a shorter path"),  # recursed in mkdir
-     ("ddd", "File name too long")],  # 4,799 characters: longer than a path can be
-)  # fmt: skip
 def test_an_output_folder_too_deep_to_create_is_a_write_error(
-    name: str,
-    why: str,
-    small_site: Path,
-    tmp_path: Path,
-    run_cli: RunCli,
-    monkeypatch: pytest.MonkeyPatch,
+    small_site: Path, tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """2,000 folders deep, --out was an internal error (exit 70): RecursionError in mkdir.
     1,200 is past Python's recursion limit, and 2,399 characters below any tmp_path is a path."""
     monkeypatch.chdir(tmp_path)
-    out = Path("/".join([name] * 1200))
+    out = Path("/".join(["d"] * 1200))
     code, stdout, stderr = _build(run_cli, small_site, out)
     assert (code, stdout) == (5, "")
     parent = Path(os.path.realpath(out)).parent
+    why = "too many folders deep to create; give --out a shorter path"
     assert stderr == f"infrafeed: {parent}: cannot open the output folder's parent: {why}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["entries"]
 
@@ -166,6 +157,36 @@ def test_a_missing_entries_folder_leaves_nothing_behind(tmp_path: Path, run_cli:
     code, _, stderr = _build(run_cli, tmp_path / "nope", tmp_path / "out")
     assert code == 1 and "no such folder" in stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("option", "code", "why"),
+    [
+        ("--entries", 1, "(folder): cannot be read (File name too long)"),
+        ("--out", 5, "cannot be used (File name too long); give another path"),
+        ("--page", 1, "cannot be used (File name too long); give another path"),
+    ],
+)
+@pytest.mark.parametrize("long", ["x" * 300, "/".join(["ddd"] * 1200)], ids=["name", "path"])
+def test_a_path_the_system_refuses_is_named_with_why(
+    small_site: Path, tmp_path: Path, run_cli: RunCli, option: str, code: int, why: str, long: str
+) -> None:
+    """A name or path longer than the system allows (NAME_MAX 255 bytes, PATH_MAX 4,096) ended
+    in a bare "[Errno 36]" with exit 5, or (--out) in a message blaming a damaged manifest."""
+    too_long = tmp_path / long
+    entries = too_long if option == "--entries" else small_site
+    out = too_long if option == "--out" else tmp_path / "out"
+    page = ("--page", str(too_long)) if option == "--page" else ()
+    found, stdout, stderr = _build(run_cli, entries, out, *page)
+    assert (found, stdout) == (code, "")
+    assert f"{too_long}: {why}" in stderr and "Errno" not in stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["entries"]
+
+
+def test_new_with_a_path_the_system_refuses(tmp_path: Path, run_cli: RunCli) -> None:
+    too_long = tmp_path / ("x" * 300)
+    code, _, stderr = run_cli("new", "--entries", str(too_long))
+    assert code == 1 and f"{too_long}: no site.toml here" in stderr
 
 
 def test_a_linked_folder_inside_the_entries_is_an_error(

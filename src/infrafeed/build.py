@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -22,7 +23,7 @@ from .publish import Report, shown
 from .publish.files import write_atomic
 from .publish.lock import left_behind, locked
 from .publish.manifest import IDS, Manifest, ids_bytes, intact, parse_ids, read_ids, read_manifest
-from .source.files import PUBLISHED, read_entries
+from .source.files import PUBLISHED, read_entries, require_folder
 
 _PAGE_OFF = "--page {}: the settings write no changelog page ([page] enabled = false)"
 
@@ -75,15 +76,13 @@ def build(
     change the id guard's memory kept with the entries (``published-ids.txt``), as CI should.
     ``ping`` tells the WebSub hub of every subscription document that changed, and of those owed.
     """
-    if not entries.is_dir():
-        raise DataError([Problem(str(entries), "(folder)", "no such folder")])
+    require_folder(entries)
     _apart(out, "output folder", entries, "entries folder")
-    # (A file is refused by the option.) A path too long to stat is for locked() to report.
-    if os.path.exists(out) and not out.is_dir():  # noqa: PTH110 (Path.exists raises for it)
+    if _mode(out, PublishError) not in (None, stat.S_IFDIR):
         raise PublishError(f"{out}: is not a folder (a file, device or FIFO); give --out a folder")
-    if page is not None and page.exists() and not page.is_file():  # never read or replaced
+    if page is not None and _mode(page, InfraFeedError) not in (None, stat.S_IFREG):
         why = "is not a regular file (a folder, device or FIFO); give --page the path of a file"
-        raise InfraFeedError(f"{page}: {why}")
+        raise InfraFeedError(f"{page}: {why}")  # never read or replaced
     where = Path(os.path.realpath(page)) if page is not None else None
     for folder, name in ((entries, "entries"), (out, "output")):
         if where is not None and where.is_relative_to(os.path.realpath(folder)):
@@ -222,6 +221,16 @@ def _write(path: Path, data: bytes) -> None:
         write_atomic(path, (data,))
     except OSError as exc:
         raise PublishError(f"{path}: could not be written ({exc.strerror})") from None
+
+
+def _mode(path: Path, error: type[InfraFeedError]) -> int | None:
+    """The type of file at ``path`` (links followed), None when there is none yet."""
+    try:
+        return stat.S_IFMT(path.stat().st_mode)
+    except (FileNotFoundError, NotADirectoryError):  # a file on the way: writing it says so
+        return None
+    except OSError as exc:  # a name too long, a loop of links
+        raise error(f"{path}: cannot be used ({exc.strerror}); give another path") from None
 
 
 def _apart(folder: Path, what: str, other: Path, other_what: str) -> None:

@@ -28,7 +28,6 @@ from .errors import (
     InfraFeedError,
     LockBusy,
     OutOfDate,
-    Problem,
     PublishError,
 )
 
@@ -76,8 +75,6 @@ def check(entries: Path) -> None:
     from .source.files import read_entries
     from .source.loader import describe, validate
 
-    if not entries.is_dir():
-        raise DataError([Problem(str(entries), "(folder)", "no such folder")])
     snapshot = read_entries(entries, __version__)
     changelog = validate(snapshot)
     for name in snapshot.ignored:

@@ -40,8 +40,21 @@ class Snapshot(NamedTuple):
     digest: str  # of infrafeed's version and every file read but ``published``
 
 
+def require_folder(entries: Path) -> None:
+    """Raise :class:`DataError` unless ``entries`` is a folder."""
+    try:
+        if stat.S_ISDIR(entries.stat().st_mode):
+            return
+        why = "no such folder"
+    except OSError as exc:  # missing, or a path the system refuses: too long, a loop of links
+        missing = isinstance(exc, FileNotFoundError | NotADirectoryError)
+        why = "no such folder" if missing else f"cannot be read ({exc.strerror})"
+    raise DataError([Problem(str(entries), "(folder)", why)])
+
+
 def read_entries(entries: Path, version: str) -> Snapshot:
     """Read ``site.toml``, every release file below ``entries`` and the id guard's memory."""
+    require_folder(entries)
     folder = os.fsencode(entries).decode("utf-8", "backslashreplace")  # as a person reads it
     prefix = "" if folder == "." else folder.rstrip("/") + "/"
     root = os.path.realpath(entries)

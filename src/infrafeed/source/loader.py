@@ -68,8 +68,6 @@ class Changelog:
 
 def load(entries: Path) -> Changelog:
     """Read and validate ``entries/site.toml`` and every release file below ``entries``."""
-    if not entries.is_dir():
-        raise DataError([Problem(str(entries), "(folder)", "no such folder")])
     return validate(read_entries(entries, __version__))
 
 
