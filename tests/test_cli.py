@@ -133,6 +133,21 @@ def test_new_names_a_year_that_is_not_a_folder(
     )
 
 
+def test_new_names_a_link_to_nothing_in_its_place(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """It said the file already exists and to edit it: an editor would write outside entries/."""
+    target = small_site / "2026" / "2026-11-30.toml"
+    target.symlink_to(tmp_path / "nowhere.toml")
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"infrafeed: {target.as_posix()}: is a symbolic link to a file that does not exist; "
+        "remove it, then run new again\n"
+    )
+    assert not (tmp_path / "nowhere.toml").exists()
+
+
 @pytest.mark.parametrize("where", ["outside", "inside"])
 def test_new_refuses_a_year_folder_that_is_a_link(
     small_site: Path, tmp_path: Path, run_cli: RunCli, where: str

@@ -35,6 +35,9 @@ def write_template(entries: Path, date: dt.date) -> Path:
         folder.mkdir(exist_ok=True)
         write_atomic(target, (template.format(date=name).encode(),), overwrite=False)
     except FileExistsError:
+        if not target.exists():  # a link to none: "edit it" would write where it points
+            why = "is a symbolic link to a file that does not exist; remove it, then run new again"
+            raise InfraFeedError(f"{target.as_posix()}: {why}") from None
         taken = {p.stem for p in folder.glob(f"{name}*.toml")}
         later = (f"{name}-{n}" for n in range(2, MAX_RELEASES_PER_DAY + 1))
         free = next((stem for stem in later if stem not in taken), None)
