@@ -350,6 +350,9 @@ def test_the_page_shows_the_text_of_the_feeds(built: Built) -> None:
     )
     assert "katex" not in html  # no formula anywhere
     assert "<del>" not in html and "<b>" not in html
+    # No link GFM would make of "www.", "https://" or "a@b.co": it reads text with escapes gone.
+    assert "mailto:" not in html and "://www.example.org" not in html
+    assert 'href="https://example.org/~u' not in html
     # The one difference, pinned so that a change of it is noticed: curly quotes.
     assert "“rẻ” và ‘đắt’" in html
 

@@ -5,9 +5,9 @@ page with CommonMark + GFM, where they can start HTML, emphasis, an entity, a ta
 strikethrough, and ``#``, ``-`` or ``1.`` at the start of a line start a block. So the writer
 escapes every character CommonMark would read as markup: the page shows exactly the entries' text,
 and ``read_nodes`` reads the same nodes back. Sites add syntax: ``$`` opens math (remark-math) and
-is escaped too; GFM links ``www.`` and ``http://`` in text, showing the escapes inside them, unless
-their ``.`` or ``:`` is escaped; smartypants turns ``--``, ``...``, ``. . .``, two backticks and
-``''`` within one text into typographic marks, unless an empty comment (``SPLIT``) parts them.
+is escaped too. Two site plugins read the text after parsing, when escapes are gone: GFM links
+``www.``, ``http://`` and ``a@b.co``, and smartypants turns ``--``, ``...``, ``. . .``, two
+backticks and ``''`` into typographic marks; an empty comment (``SPLIT``) parts those characters.
 
 Known limits, all of text one Markdown paragraph cannot express: a blank line inside a text becomes
 a single line break, a continuation line's leading spaces are dropped by every Markdown reader, a
@@ -39,9 +39,11 @@ from ..source.urls import check_reference
 _ALWAYS = frozenset("\\`*[]<|~$")
 # What may need a backslash: those, and "_" or "&" depending on what is around them.
 _SPECIAL = re.compile(r"[\\`*\[\]<|~_&$]")
-_AUTOLINK = re.compile(r"(?i)(?<=www)\.|:(?=//)")
-# Where smartypants would join two characters into one mark (see above).
-_TYPOGRAPHIC = re.compile(r"(?<=-)(?=-)|(?<=\.)(?=[ \t]*\.)|(?<=`)(?=\\`)|(?<=')(?=')")
+# Where GFM would start a link, or smartypants join two characters into one mark (see above).
+_SPLIT_AT = re.compile(
+    r"(?i)(?<=www)(?=\.)|(?=://)|(?<=[\w.+-])(?=@)"  # links
+    r"|(?<=-)(?=-)|(?<=\.)(?=[ \t]*\.)|(?<=`)(?=\\`)|(?<=')(?=')"  # typographic marks
+)
 SPLIT = "<!-- -->"
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
 # At the start of a line these begin a heading, quote, list, thematic break or setext underline.
@@ -78,8 +80,11 @@ def plain_markdown(text: str, *, in_table: bool = False, line_start: bool = True
     return inline_markdown((Text(text),), in_table=in_table, line_start=line_start)
 
 
-def link_destination(url: str) -> str:
+def link_destination(url: str, *, in_table: bool = False) -> str:
     """A link destination CommonMark reads as one URL, spaces and CJK characters included."""
+    url = _ENTITY.sub(r"\\\g<0>", url)  # "&amp;" in a URL is its text: CommonMark would decode it
+    if in_table:
+        url = url.replace("|", "\\|")  # a cell ends at any other "|"
     if any(ch in url for ch in " ()<>") or not url.isascii():
         return "<" + url.replace("<", "\\<").replace(">", "\\>") + ">"
     return url
@@ -108,7 +113,8 @@ class _Writer(NamedTuple):
         items = tuple(self.item(c, in_link or isinstance(node, Link)) for c in node.children)
         inner = self.write(items, line_start=False)
         if isinstance(node, Link):  # CommonMark has no link inside a link: keep the inner text
-            written = inner if in_link else f"[{inner}]({link_destination(self.resolve(node.url))})"
+            url = link_destination(self.resolve(node.url), in_table=self.in_table)
+            written = inner if in_link else f"[{inner}]({url})"
             return _Span(node, items, inner, written, written[:1])
         marker = "**" if isinstance(node, Strong) else "*"
         span = _Span(node, items, inner, f"{marker}{inner}{marker}", "*")
@@ -166,8 +172,7 @@ class _Writer(NamedTuple):
         )
 
     def line(self, line: str, *, line_start: bool) -> str:
-        escaped = _SPECIAL.sub(_escaped, line)
-        escaped = _TYPOGRAPHIC.sub(SPLIT, _AUTOLINK.sub(r"\\\g<0>", escaped))
+        escaped = _SPLIT_AT.sub(SPLIT, _SPECIAL.sub(_escaped, line))
         if line_start:
             stripped = escaped.lstrip(" \t")
             indent = escaped[: len(escaped) - len(stripped)]
