@@ -436,6 +436,7 @@ def escaped_as_before(text: str, line_start: bool) -> str:
     for number, line in enumerate(text.split("\n")):
         out = []
         for index, ch in enumerate(line):
+            before = line[index - 1 : index]
             intraword = 0 < index < len(line) - 1 and line[index - 1].isalnum()
             intraword = intraword and line[index + 1].isalnum()
             entity = re.compile(
@@ -449,8 +450,12 @@ def escaped_as_before(text: str, line_start: bool) -> str:
                 out.append("\\&")
             elif (
                 (ch == "." and line[index - 3 : index].lower() == "www")
-                or (ch == ":" and line[index + 1 : index + 3] == "//")
-                or (ch == "@" and re.fullmatch(r"[\w.+-]", line[index - 1 : index]))
+                or (
+                    ch == ":"
+                    and line[index + 1 : index + 3] == "//"
+                    and re.fullmatch(r"\w", before)
+                )
+                or (ch == "@" and re.fullmatch(r"[\w.+-]", before))
             ):
                 out.append("<!-- -->" + ch)
             else:

@@ -41,7 +41,7 @@ _ALWAYS = frozenset("\\`*[]<|~$")
 _SPECIAL = re.compile(r"[\\`*\[\]<|~_&$]")
 # Where GFM would start a link, or smartypants join two characters into one mark (see above).
 _SPLIT_AT = re.compile(
-    r"(?i)(?<=www)(?=\.)|(?=://)|(?<=[\w.+-])(?=@)"  # links
+    r"(?i)(?<=www)(?=\.)|(?<=\w)(?=://)|(?<=[\w.+-])(?=@)"  # links: never at a line's start
     r"|(?<=-)(?=-)|(?<=\.)(?=[ \t]*\.)|(?<=`)(?=\\`)|(?<=')(?=')"  # typographic marks
 )
 SPLIT = "<!-- -->"
