@@ -6,6 +6,7 @@ import datetime as dt
 import itertools
 import os
 import shutil
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -977,6 +978,23 @@ def changelogs(draw: st.DrawFn) -> Changelog:
         releases.append(ReleaseFile(f"{day}-{sequence}.toml", sequence, release))
     releases.sort(key=lambda r: (r.release.date, r.sequence), reverse=True)
     return Changelog(SMALL, tuple(releases))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["**Bài** : ghi chú", unicodedata.normalize("NFD", "Bài: ghi chú"), "**BÀI**: x", "Bài : x"],
+)
+def test_a_note_that_starts_like_an_article_stays_a_note(text: str) -> None:
+    """The page marked a note only when its text began "bài:" in NFC; the importer also took
+    "**Bài** :" and the NFD spelling for the article label, and made an article of the note."""
+    release = Release(
+        date=dt.date(2026, 11, 7),
+        groups=(Group(kind="new", module=1, notes=(Note(id="ghi-chu", text=text),)),),
+    )
+    page = render_page(Changelog(SMALL, (ReleaseFile("2026-11-07.toml", 1, release),)))
+    parsed = read_page(page.decode("utf-8"), "page.md", SMALL)
+    assert parsed.warnings == []
+    assert [r.release for r in to_releases(parsed, SMALL, "page.md")] == [release]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])

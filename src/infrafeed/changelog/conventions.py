@@ -58,10 +58,14 @@ def fold(text: str) -> str:
     return " ".join(text.split()).casefold().rstrip("".join(COLONS)).rstrip()
 
 
+def folded(text: str) -> str:
+    """``text`` as labels are compared: NFC, case folded."""
+    return unicodedata.normalize("NFC", text).casefold()
+
+
 def article_starts(label: str) -> tuple[str, ...]:
-    """How an article's bullet starts, NFC and case folded: ``label`` or a known one, a colon."""
-    labels = (unicodedata.normalize("NFC", name).casefold() for name in (label, *ARTICLE_LABELS))
-    return tuple(name + colon for name in labels for colon in COLONS)
+    """How an article's bullet starts, ``folded``: ``label`` or a known one, then a colon."""
+    return tuple(folded(name) + colon for name in (label, *ARTICLE_LABELS) for colon in COLONS)
 
 
 def release_heading(day: dt.date, sequence: int) -> str:

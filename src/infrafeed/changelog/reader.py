@@ -24,6 +24,7 @@ from .conventions import (
     AnnotationValue,
     article_starts,
     fold,
+    folded,
     parse_annotation,
     parse_release_heading,
 )
@@ -98,10 +99,6 @@ def _inline(node: SyntaxTreeNode | None) -> list[SyntaxTreeNode]:
     """The inline content of a paragraph, heading or table cell."""
     content = next((c for c in node.children if c.type == "inline"), None) if node else None
     return list(content.children) if content else []
-
-
-def _case(text: str) -> str:
-    return unicodedata.normalize("NFC", text).casefold()
 
 
 class _Reader:
@@ -277,13 +274,13 @@ class _Reader:
         """The bullet without its "Bài:" label, or None when it has none (a note)."""
         first, rest = (pieces[0], pieces[1:]) if pieces else (None, [])
         if isinstance(first, SyntaxTreeNode) and first.type == "strong":
-            name = _case(inline.to_text(read_nodes(first.children, 0, lambda *_: None)).strip())
-            after = (text_of(rest[0]) or "").lstrip() if rest else ""
+            name = folded(inline.to_text(read_nodes(first.children, 0, lambda *_: None)).strip())
+            after = (text_of(rest[0]) or "") if rest else ""  # "**Bài** :" is no label to the page
             if name in self.labels:  # "**Bài:**"
                 return rest
             return [after[1:], *rest[1:]] if name + after[:1] in self.labels else None  # "**Bài**:"
         text = unicodedata.normalize("NFC", text_of(first) or "") if first is not None else ""
-        label = next((label for label in self.labels if _case(text[: len(label)]) == label), None)
+        label = next((label for label in self.labels if folded(text[: len(label)]) == label), None)
         return None if label is None else [text[len(label) :], *rest]
 
     def article(self, body: list[Piece], fields: Fields, rest: Blocks, line: int) -> None:
