@@ -545,7 +545,9 @@ def test_release_dates_in_common_forms(heading: str, anchor: str) -> None:
     assert release_name(release.release.date, release.sequence) == anchor
 
 
-@pytest.mark.parametrize("heading", ["April 2026", "1.2.0", "14/04", "Phiên bản 2", "2026"])
+@pytest.mark.parametrize(
+    "heading", ["April 2026", "1.2.0", "14/04", "Phiên bản 2", "2026", "2026-11-07 2026-11-08"]
+)
 def test_a_release_heading_without_a_whole_date_is_an_error(heading: str) -> None:
     assert problems_of(f"## {heading}\n\n### Nội dung mới\n\n- x\n") == [
         f"page.md:1: heading: '{heading}' is not a release heading: write its date, "
@@ -553,10 +555,12 @@ def test_a_release_heading_without_a_whole_date_is_an_error(heading: str) -> Non
     ]
 
 
-@pytest.mark.parametrize("heading", ["07/11/2026", "11/07/2026", "7.11.2026", "07-11-2026 (2)"])
+@pytest.mark.parametrize(
+    "heading", ["07/11/2026", "11/07/2026", "7.11.2026", "07-11-2026 (2)", "07 11 2026", "1 2 2026"]
+)
 def test_a_date_that_reads_as_day_month_or_month_day_is_an_error(heading: str) -> None:
     """Once read month first: "07/11/2026" became 11 July, silently, on a page where
-    "13/11/2026" is 13 November."""
+    "13/11/2026" is 13 November. Spaces between the numbers were not seen as separators."""
     written = heading.removesuffix(" (2)")
     assert problems_of(f"## {heading}\n\n### Nội dung mới\n\n- x\n") == [
         f"page.md:1: heading: '{written}' may be day/month or month/day: "

@@ -44,7 +44,7 @@ HEADINGS: dict[Kind, tuple[str, ...]] = {
 _SEQUENCE = re.compile(r"\s*\((\d{1,3})\)$")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _CJK_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日?")
-_YEAR_LAST = re.compile(r"0?(\d{1,2})[/.-]0?(\d{1,2})[/.-]\d{4}")
+_YEAR_LAST = re.compile(r"0?(\d{1,2})(?:[/.-]|\s+)0?(\d{1,2})(?:[/.-]|\s+)\d{4}")
 _YEAR_FIRST = "write it year first, as '2026-11-07'"
 _YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")  # "1.2.0" is a version, not 2000-01-02
 _ANNOTATION = re.compile(r"^<!--\s*infrafeed\b(?P<group>\s+group\b)?(?P<body>.*?)\s*-->$", re.S)
@@ -103,7 +103,7 @@ def _date(text: str) -> dt.date | None:
         raise ValueError(f"'{text}' may be day/month or month/day: {_YEAR_FIRST}")
     cjk = _CJK_DATE.fullmatch(text)
     text = "-".join(cjk.groups()) if cjk else text
-    if not _YEAR.search(text):
+    if len(_YEAR.findall(text)) != 1:  # none, or two dates
         return None
     try:
         # dateutil fills in what the text leaves out from its default: with two defaults
