@@ -20,12 +20,11 @@ from dataclasses import dataclass
 
 from dateutil import parser as dateparser
 
-from ..source.models import MAX_RELEASES_PER_DAY, Kind
+from ..source.models import COLONS, MAX_RELEASES_PER_DAY, Kind
 
 AnnotationValue = int | str | bool
 
 SEPARATOR = " | "  # between an item's title or text and its summary
-COLONS = (":", "：")  # after the article label; the second is the full-width colon of CJK pages
 # An article's label on the page is "number title": "6.1 Tổng quan ...".
 ARTICLE_NUMBER = re.compile(r"^([0-9]+(?:\.[0-9]+)*)\s+(\S.*)$", re.S)
 # Article labels known besides the site's own: the shipped site's, the original's, English.
@@ -50,12 +49,6 @@ _YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")  # "1.2.0" is a version, not 2000-01-0
 _ANNOTATION = re.compile(r"^<!--\s*infrafeed\b(?P<group>\s+group\b)?(?P<body>.*?)\s*-->$", re.S)
 # A number's digits are bounded: int() refuses more than 4,300, with a message about Python.
 _FIELD = re.compile(r'\s+([a-z_]+)=(true|[0-9]{1,18}(?![0-9])|"(?:[^"\\]|\\.)*")')
-
-
-def fold(text: str) -> str:
-    """A heading as compared: NFC, case folded, no emoji, single spaces, no colon at the end."""
-    text = "".join(c for c in unicodedata.normalize("NFC", text) if unicodedata.category(c) != "So")
-    return " ".join(text.split()).casefold().rstrip("".join(COLONS)).rstrip()
 
 
 def folded(text: str) -> str:

@@ -15,15 +15,13 @@ from markdown_it.tree import SyntaxTreeNode
 
 from ..errors import Problem
 from ..source import inline
-from ..source.models import Kind, Site
+from ..source.models import COLONS, Kind, Site, fold_heading
 from .conventions import (
     ARTICLE_NUMBER,
-    COLONS,
     HEADINGS,
     SEPARATOR,
     AnnotationValue,
     article_starts,
-    fold,
     folded,
     parse_annotation,
     parse_release_heading,
@@ -106,7 +104,7 @@ class _Reader:
         self.source, self.site = source, site
         named = {kind: (label.heading, *label.headings) for kind, label in site.kinds.items()}
         headings = [*HEADINGS.items(), *named.items()]  # the site's win where both name one
-        self.kinds = {fold(name): kind for kind, names in headings for name in names}
+        self.kinds = {fold_heading(name): kind for kind, names in headings for name in names}
         self.labels = article_starts(site.page.article_label)
         self.releases: list[PageRelease] = []
         self.errors: list[Problem] = []
@@ -176,7 +174,7 @@ class _Reader:
             if self.skip == 2:
                 return
             self.skip = 0
-            kind = self.kinds.get(fold(text))
+            kind = self.kinds.get(fold_heading(text))
             if self.release is None:
                 self.error(line, "heading", f"'{text}' comes before the first release heading")
             elif kind is None:

@@ -31,6 +31,15 @@ from .urls import check_reference
 
 Kind = Literal["new", "revised", "restructured", "major", "improved", "launch", "init"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
+COLONS = (":", "：")  # after the article label; the second is the full-width colon of CJK pages
+
+
+def fold_heading(text: str) -> str:
+    """A kind heading as a page to import is read: NFC, case folded, no emoji, single spaces,
+    no colon at the end. Two kinds' headings must differ so."""
+    text = "".join(c for c in unicodedata.normalize("NFC", text) if unicodedata.category(c) != "So")
+    return " ".join(text.split()).casefold().rstrip("".join(COLONS)).rstrip()
+
 
 MAX_LINE = 500  # titles, labels, ids: one line each
 MAX_TEXT = 5_000  # summaries, context lines, notes
@@ -447,7 +456,7 @@ class Site(_Model):
         named: dict[str, str] = {}
         for kind, label in self.kinds.items():
             for name in (label.heading, *label.headings):
-                other = named.setdefault(" ".join(name.split()).casefold(), kind)
+                other = named.setdefault(fold_heading(name), kind)
                 if other != kind:
                     raise PydanticCustomError(
                         "duplicate_heading",
