@@ -509,10 +509,21 @@ def test_page_errors(page: str, expected: list[str]) -> None:
             ["page.md:7: warning: HTML '<div>x</div>' is not imported"],
             id="html-block",
         ),
+        pytest.param(  # imported as "~~Bài cũ~~ đã gỡ" without a word, shown struck through
+            "- ~~Bài cũ~~ đã gỡ",
+            ["page.md:5: warning: strikethrough 'Bài cũ' is not imported; its text is kept"],
+            id="strikethrough",
+        ),
     ],
 )
 def test_what_cannot_be_mapped_is_reported(body: str, expected: list[str]) -> None:
     assert warnings_of(f"## 2026-11-07\n\n### Nội dung mới\n\n{body}\n") == expected
+
+
+def test_struck_through_text_is_kept() -> None:
+    page = "## 2026-11-07\n\n### Nội dung mới\n\n- ~~Bài cũ~~ đã gỡ\n"
+    (release,) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
+    assert [note.text for note in release.release.groups[0].notes] == ["Bài cũ đã gỡ"]
 
 
 def test_a_link_in_two_pairs_of_parentheses_stays_text() -> None:

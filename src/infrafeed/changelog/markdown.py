@@ -225,9 +225,10 @@ class _Parser(MarkdownIt):
 
 
 def markdown_parser() -> MarkdownIt:
-    """CommonMark with GFM tables and raw HTML (to see our annotations), escapes kept apart."""
+    """CommonMark with GFM tables and strikethrough, and raw HTML (to see our annotations),
+    escapes kept apart."""
     parser = _Parser("commonmark", {"html": True})
-    parser.enable("table")
+    parser.enable(["table", "strikethrough"])
     parser.disable("text_join")
     return parser
 
@@ -303,13 +304,15 @@ def read_nodes(pieces: Sequence[Piece], line: int, warn: Warn) -> tuple[Node, ..
                 warn(line, f"link target '{href}' is refused ({problem}); its text is kept")
         elif kind == "image":
             warn(line, f"image '{to_text(children)}' is not imported; its text is kept")
+        elif kind == "s":  # the site shows it struck through: say that it no longer is
+            warn(line, f"strikethrough '{to_text(children)}' is not imported; its text is kept")
         elif kind == "html_inline" and node.content == SPLIT:
             return ()  # the page writer's, between two characters
         elif kind == "html_inline":
             warn(line, f"inline HTML {node.content!r} is kept as text")
         elif kind != "text_special":  # an escaped character is its text
             warn(line, f"{kind} is not imported; its text is kept")
-        return children if kind in ("link", "image") else (Text(node.content),)
+        return children if kind in ("link", "image", "s") else (Text(node.content),)
 
     def plain(text: str) -> list[Node]:
         """Plain text, with the original site's links that have spaces in their targets."""
