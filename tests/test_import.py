@@ -520,6 +520,23 @@ def test_what_cannot_be_mapped_is_reported(body: str, expected: list[str]) -> No
     assert warnings_of(f"## 2026-11-07\n\n### Nội dung mới\n\n{body}\n") == expected
 
 
+def test_relative_links_mean_pages_beside_the_changelog() -> None:
+    """On the page (…/AIInfraGuide/blog/update-log/) "../../cuda/warp" is a page of the site;
+    imported as written, the entries read it below the site's root, and the feeds linked to
+    https://caomaolufei.github.io/cuda/warp, outside the site."""
+    page = (
+        "## 2026-11-07\n\n### Nội dung mới\n\n"
+        "- **Bài:** [2.1 Warp](../../cuda/warp) | xem [phần 2](part-2?a=1#b), [đầu](#top)\n"
+    )
+    (release,) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
+    (article,) = release.release.groups[0].articles
+    assert article.page == "/AIInfraGuide/cuda/warp"
+    assert article.summary == (
+        "xem [phần 2](/AIInfraGuide/blog/update-log/part-2?a=1#b), "
+        "[đầu](/AIInfraGuide/blog/update-log/#top)"
+    )
+
+
 def test_struck_through_text_is_kept() -> None:
     page = "## 2026-11-07\n\n### Nội dung mới\n\n- ~~Bài cũ~~ đã gỡ\n"
     (release,) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
@@ -535,7 +552,9 @@ def test_a_link_in_two_pairs_of_parentheses_stays_text() -> None:
     (release,) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
     typo, on_purpose = release.release.groups[0].notes
     assert typo.text == "**社区入口**：新增wx交流群，欢迎大家加入讨论"
-    assert on_purpose.text == "[A target](<(in parentheses)>) written so on purpose"
+    # A relative target, beside the page: see test_relative_links_mean_pages_beside_the_changelog.
+    target = "/AIInfraGuide/blog/update-log/(in parentheses)"
+    assert on_purpose.text == f"[A target](<{target}>) written so on purpose"
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
@@ -265,8 +266,20 @@ def split_at(pieces: Sequence[Piece], mark: str) -> tuple[list[Piece], list[Piec
     return list(pieces), None
 
 
-def read_nodes(pieces: Sequence[Piece], line: int, warn: Warn) -> tuple[Node, ...]:
-    """Entry nodes for an inline run; what they cannot hold is kept as text and reported."""
+def read_nodes(
+    pieces: Sequence[Piece], line: int, warn: Warn, page: str | None = None
+) -> tuple[Node, ...]:
+    """Entry nodes for an inline run; what they cannot hold is kept as text and reported.
+
+    A relative link target means a page beside ``page`` (the changelog's URL) on the page, and
+    below the site's root in the entries: it becomes a path from the root ("/AIInfraGuide/x").
+    """
+
+    def link(children: tuple[Node, ...], href: str) -> Link:
+        if page is None or href.startswith("/") or urlsplit(href).scheme:
+            return Link(children, href)
+        found = urlsplit(urljoin(page, href))
+        return Link(children, urlunsplit(("", "", found.path, found.query, found.fragment)))
 
     def run(pieces: Sequence[Piece]) -> tuple[Node, ...]:
         out: list[Node] = []
@@ -299,7 +312,7 @@ def read_nodes(pieces: Sequence[Piece], line: int, warn: Warn) -> tuple[Node, ..
                 shown = f"[{to_text(children)}]({href})"
                 warn(line, f"malformed link {shown!r} (two pairs of parentheses); its text is kept")
             elif problem is None:
-                return (Link(children, href),)
+                return (link(children, href),)
             else:
                 warn(line, f"link target '{href}' is refused ({problem}); its text is kept")
         elif kind == "image":
@@ -321,7 +334,7 @@ def read_nodes(pieces: Sequence[Piece], line: int, warn: Warn) -> tuple[Node, ..
         for found in _LENIENT_LINK.finditer(text):
             url = found.group(2).strip()
             if check_reference(url) is None:
-                out += [Text(text[position : found.start()]), Link((Text(found.group(1)),), url)]
+                out += [Text(text[position : found.start()]), link((Text(found.group(1)),), url)]
                 position = found.end()
         out.append(Text(text[position:]))
         for part in out:  # what stays text: a link in it is broken

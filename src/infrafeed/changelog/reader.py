@@ -283,7 +283,7 @@ class _Reader:
 
     def article(self, body: list[Piece], fields: Fields, rest: Blocks, line: int) -> None:
         head, tail = split_at(body, SEPARATOR.strip())
-        nodes = read_nodes(strip_edges(head), line, self.warn)
+        nodes = read_nodes(strip_edges(head), line, self.warn, self.site.changelog)
         page = None
         if len(nodes) == 1 and isinstance(nodes[0], inline.Link):
             page, nodes = nodes[0].url, nodes[0].children
@@ -404,4 +404,5 @@ class _Reader:
 
     def markdown(self, pieces: Sequence[Piece] | None, line: int) -> str:
         """Entry Markdown for an inline run; none (no summary) is empty."""
-        return inline.to_markdown(read_nodes(strip_edges(pieces or ()), line, self.warn)).strip()
+        nodes = read_nodes(strip_edges(pieces or ()), line, self.warn, self.site.changelog)
+        return inline.to_markdown(nodes).strip()
