@@ -32,6 +32,11 @@ def to_html(source: str) -> str:
         (r"\*không nhấn\*", "*không nhấn*"),
         ("[nhãn] (không phải link)", "[nhãn] (không phải link)"),
         ("`<b>` trong code", "<code>&lt;b&gt;</code> trong code"),
+        # HTML has no link in a link (readers cut the outer one): the inner shows its text.
+        (
+            "[ngoài [trong](/a) và **[đậm](/c)**](/b)",
+            '<a href="https://site.example/b">ngoài trong và <strong>đậm</strong></a>',
+        ),
     ],
 )
 def test_rendering(source: str, expected: str) -> None:

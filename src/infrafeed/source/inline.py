@@ -263,8 +263,11 @@ def merged(nodes: Iterable[_T]) -> list[_T | Text]:
     return out
 
 
-def to_html(nodes: tuple[Node, ...], resolve: Callable[[str], str]) -> str:
-    """HTML with every text escaped; ``resolve`` turns a link target into an absolute URL."""
+def to_html(nodes: tuple[Node, ...], resolve: Callable[[str], str], in_link: bool = False) -> str:
+    """HTML with every text escaped; ``resolve`` turns a link target into an absolute URL.
+
+    A link inside a link shows its text only, as on the changelog page: HTML has no such link.
+    """
     parts: list[str] = []
     for node in nodes:
         if isinstance(node, Text):
@@ -272,12 +275,14 @@ def to_html(nodes: tuple[Node, ...], resolve: Callable[[str], str]) -> str:
         elif isinstance(node, Code):
             parts.append(f"<code>{html.escape(node.code, quote=False)}</code>")
         elif isinstance(node, Emphasis):
-            parts.append(f"<em>{to_html(node.children, resolve)}</em>")
+            parts.append(f"<em>{to_html(node.children, resolve, in_link)}</em>")
         elif isinstance(node, Strong):
-            parts.append(f"<strong>{to_html(node.children, resolve)}</strong>")
+            parts.append(f"<strong>{to_html(node.children, resolve, in_link)}</strong>")
+        elif in_link:
+            parts.append(to_html(node.children, resolve, in_link))
         else:
             href = html.escape(resolve(node.url), quote=True)
-            parts.append(f'<a href="{href}">{to_html(node.children, resolve)}</a>')
+            parts.append(f'<a href="{href}">{to_html(node.children, resolve, True)}</a>')
     return "".join(parts)
 
 
