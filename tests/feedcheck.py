@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from html.entities import name2codepoint
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -40,6 +41,12 @@ TAG_URI = re.compile(
 HTML_END_TAG = re.compile(r"</\w+>")
 UNSAFE_TAG = re.compile(r"<(script|meta|embed|object|iframe)[>\s]", re.I)
 LANGUAGE = re.compile(r"^[a-z]{2,3}(-[a-zA-Z0-9]{1,8})*$")
+# The service's RSS Profile rules for plain text, on the lines of the raw document: a text
+# that shows an entity reference, or (RSS) "&#" or "<" before a letter or "/", is a warning
+# unless its lines use hexadecimal character references, as the Profile asks.
+PLAIN_TEXT = re.compile(r"^ *<(title|subtitle|category|name)>(.*)</\1>$", re.M)
+ENTITY = re.compile(r"&(#?\w+)")
+CHARACTER_DATA = re.compile(r"&#[x0-9]|<[/a-zA-Z]")
 
 
 class _HtmlScan(HTMLParser):
@@ -90,9 +97,23 @@ def _title(text: str | None, where: str) -> list[str]:
     return found
 
 
+def _plain_text(data: bytes, *, rss: bool) -> list[str]:
+    found = []
+    for match in PLAIN_TEXT.finditer(data.decode("utf-8")):
+        value = ET.fromstring(f"<x>{match.group(2)}</x>").text or ""
+        if "&#x" in match.group(2) or HTML_END_TAG.search(value):  # that one: ContainsHTML
+            continue
+        names = ENTITY.findall(value)
+        if any(n in name2codepoint or n == "apos" or not n.isalpha() for n in names):
+            found.append(f"{match.group(1)}: ContainsHTML (an entity reference) {value!r}")
+        elif rss and CHARACTER_DATA.search(value):
+            found.append(f"{match.group(1)}: CharacterData {value!r}")
+    return found
+
+
 def check_rss(data: bytes, served_at: str) -> list[str]:
     """RSS 2.0 with the RSS Advisory Board's best practices."""
-    problems: list[str] = []
+    problems: list[str] = _plain_text(data, rss=True)
     root = ET.fromstring(data)
     if root.tag != "rss" or root.get("version") != "2.0":
         return ["not an RSS 2.0 document"]
@@ -165,7 +186,7 @@ def check_rss(data: bytes, served_at: str) -> list[str]:
 
 def check_atom(data: bytes, served_at: str) -> list[str]:
     """RFC 4287 Atom, with the service's warnings."""
-    problems: list[str] = []
+    problems: list[str] = _plain_text(data, rss=False)
     root = ET.fromstring(data)
     if root.tag != f"{ATOM}feed":
         return ["not an Atom feed"]

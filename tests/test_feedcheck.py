@@ -40,6 +40,8 @@ RSS_BREAKAGES = [
         "<link>https://example.org/guide/cuda/41 cuda gemm</link>",
     ),
     ("ContainsHTML", "Tối ưu toán tử CUDA Reduce</title>", "Tối ưu &lt;/b&gt;</title>"),
+    ("CharacterData", "Tối ưu toán tử CUDA Reduce</title>", "vector&lt;float&gt;</title>"),
+    ("ContainsHTML (an entity", "Tối ưu toán tử CUDA Reduce</title>", "AT&amp;amp;T</title>"),
     ("InvalidLanguage", "<language>vi</language>", "<language>Vietnamese</language>"),
 ]
 
@@ -55,6 +57,7 @@ def test_rss_rules_are_enforced(good: dict[str, str], rule: str, old: str, new: 
 ATOM_BREAKAGES = [
     ("MissingSelf", 'rel="self"', 'rel="related"'),
     ("ContainsUndeclaredHTML", '<content type="html">', "<content>"),
+    ("ContainsHTML (an entity", "Tối ưu toán tử CUDA Reduce</title>", "AT&amp;amp;T</title>"),
     ("MissingElement author", "author>", "contributor>"),
     ("SelfDoesntMatchLocation", "feeds/atom.xml", "feeds/feed.xml"),
     (
@@ -214,7 +217,7 @@ ONE_RULE_BROKEN = [
     ),
     ("item[2]/title: MissingElement title", "feed.xml", "<title>Two</title>\n", ""),
     ("item[2]/pubDate: InvalidRFC2822Date", "feed.xml", "Wed, 04 Mar", "Wed, 4 Mar"),
-    ("item[1]/title: ContainsScript", "feed.xml", "<title>One", "<title>&lt;script&gt; One"),
+    ("item[1]/title: ContainsScript", "feed.xml", "<title>One", "<title>&#x3C;script&gt; One"),
     ("item[2]/link: MissingElement", "feed.xml", "<link>https://example.org/guide/2</link>", ""),
     (
         "item[2]/link: InvalidFullLink (no host)",

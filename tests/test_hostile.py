@@ -297,6 +297,9 @@ ESCAPED_VALUES = [
     ("script in code", "summary", f"`{SCRIPT}`", SCRIPT),
     ("entity-encoded scheme is a relative link", "summary", "[x](javascript&colon;alert(1))", "x"),
     ("quote in a link", "summary", '[x](https://example.org/a"onmouseover="alert)', "x"),
+    # The W3C validator warns unless "<" and "&" are hexadecimal references (RSS Profile).
+    ("a C++ template and an entity in a title", "title",
+     "std::vector<float> và AT&amp;T", "std::vector<float> và AT&amp;T"),
     ("RTL override, emoji, combining marks", "title",
      "\u202egnp.exe\u202c 🎉 Tie\u0302\u0301u", "\u202egnp.exe\u202c 🎉 Tiếu"),
 ]  # fmt: skip
