@@ -139,7 +139,6 @@ def render_opml(site: Site, title: str, views: Sequence[FeedView]) -> bytes:
     ET.SubElement(head, "ownerName").text = site.author.name
     if site.author.url:
         ET.SubElement(head, "ownerId").text = site.author.url
-    ET.SubElement(head, "docs").text = "http://opml.org/spec2.opml"
     body = ET.SubElement(root, "body")
     for view in views:
         spec = view.spec
