@@ -423,6 +423,14 @@ def test_a_link_target_reads_back_as_written(url: str, in_table: bool) -> None:
     assert warnings == []
 
 
+@pytest.mark.parametrize("text", ["****\t'x", "**** \t x", "a\n****    b"])
+def test_white_space_at_a_line_start_is_no_code_block(text: str) -> None:
+    """An empty emphasis left "\t'x" at the start of the text: the page showed a code block."""
+    markdown = inline_markdown(inline.parse(text))
+    root = SyntaxTreeNode(markdown_parser().parse(markdown))
+    assert [child.type for child in root.children] == ["paragraph"], markdown
+
+
 def escaped_as_before(text: str, line_start: bool) -> str:
     """The page writer's escaping of plain text, one character at a time.
 
@@ -465,13 +473,14 @@ def escaped_as_before(text: str, line_start: bool) -> str:
                 out.append("<!-- -->")
         escaped = "".join(out)
         if line_start or number:
-            stripped = escaped.lstrip(" \t")
-            indent = escaped[: len(escaped) - len(stripped)]
+            stripped = escaped.lstrip(" \t")  # shown by no Markdown reader, or as code
             ordered = re.match(r"^([0-9]{1,9})([.)])", stripped)
             if stripped[:1] in ("#", ">", "+", "-", "="):
-                escaped = f"{indent}\\{stripped}"
+                escaped = f"\\{stripped}"
             elif ordered:
-                escaped = f"{indent}{ordered.group(1)}\\{stripped[ordered.end(1) :]}"
+                escaped = f"{ordered.group(1)}\\{stripped[ordered.end(1) :]}"
+            else:
+                escaped = stripped
         lines.append(escaped)
     return "\n".join(lines)
 

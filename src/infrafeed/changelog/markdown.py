@@ -175,13 +175,13 @@ class _Writer(NamedTuple):
     def line(self, line: str, *, line_start: bool) -> str:
         escaped = _SPLIT_AT.sub(SPLIT, _SPECIAL.sub(_escaped, line))
         if line_start:
-            stripped = escaped.lstrip(" \t")
-            indent = escaped[: len(escaped) - len(stripped)]
-            ordered = _ORDERED_MARK.match(stripped)
-            if stripped[:1] in _LINE_START_MARK:
-                escaped = f"{indent}\\{stripped}"
+            # Markdown drops a line's leading white space, or reads a code block from it.
+            escaped = escaped.lstrip(" \t")
+            ordered = _ORDERED_MARK.match(escaped)
+            if escaped[:1] in _LINE_START_MARK:
+                escaped = "\\" + escaped
             elif ordered:
-                escaped = f"{indent}{ordered.group(1)}\\{stripped[ordered.end(1) :]}"
+                escaped = f"{ordered.group(1)}\\{escaped[ordered.end(1) :]}"
         return escaped
 
     def code(self, code: str) -> str:
