@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from conftest import RunCli
 from infrafeed.errors import DataError
 from infrafeed.feeds.items import build_items
 from infrafeed.source.files import read_entries
@@ -323,6 +325,27 @@ def test_file_not_named_by_date(small_site: Path) -> None:
         f"{path}: (file name): a release file is named by its date, YYYY-MM-DD.toml "
         "(or YYYY-MM-DD-2.toml for a second release that day)"
     ]
+
+
+@pytest.mark.parametrize("copy", ["drafts/2026-03-05-2.toml", "2026-03-05-2.toml"])
+def test_a_release_is_one_file_whatever_the_folder(
+    small_site: Path, run_cli: RunCli, tmp_path: Path, copy: str
+) -> None:
+    """A copy in another folder was published too: its items twice, the page's heading twice
+    (a page import then refused). The copy is named; its ids are not reported again."""
+    (small_site / copy).parent.mkdir(exist_ok=True)
+    shutil.copy(small_site / "2026" / "2026-03-05-2.toml", small_site / copy)
+    first, later = sorted(
+        [f"{small_site.as_posix()}/{copy}", f"{small_site.as_posix()}/2026/2026-03-05-2.toml"]
+    )
+    expected = (
+        f"{later}: (file name): {first} is the same release of 2026-03-05; a day's later "
+        "releases are 2026-03-05-2.toml, 2026-03-05-3.toml...: rename this file, or delete it "
+        "if it is a copy"
+    )
+    assert problems(small_site) == [expected]
+    code, _, stderr = run_cli("build", "--entries", str(small_site), "--out", str(tmp_path / "o"))
+    assert code == 1 and expected in stderr
 
 
 def test_at_most_twelve_releases_a_day(small_site: Path) -> None:

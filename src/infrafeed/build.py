@@ -256,7 +256,7 @@ def _compile_all(
     from .changelog.page import release_section
     from .feeds.items import ItemMaker
     from .render.documents import item_parts
-    from .source.loader import check_unique_ids, release_keys, release_of, validate
+    from .source.loader import check_unique, release_keys, release_of, validate
 
     maker = ItemMaker(site)
     releases = []
@@ -275,7 +275,7 @@ def _compile_all(
             )
             memo.put(key, compiled)
         releases.append(compiled)
-    problems += check_unique_ids((c.path, c.keys) for c in releases)
+    problems += check_unique((c.path, c.keys) for c in releases)
     if problems:
         # Every problem `check` reports: a release skipped above still has ids to compare.
         validate(snapshot)

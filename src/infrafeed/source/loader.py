@@ -160,7 +160,7 @@ def _release(
 def _changelog(
     site: Site | None, releases: list[ReleaseFile], problems: list[Problem]
 ) -> Changelog:
-    problems.extend(check_unique_ids((rf.path, release_keys(rf)) for rf in releases))
+    problems.extend(check_unique((rf.path, release_keys(rf)) for rf in releases))
     if problems:
         raise DataError(problems)
     assert site is not None
@@ -335,10 +335,12 @@ def release_keys(rf: ReleaseFile) -> tuple[IdKey, ...]:
     )
 
 
-def check_unique_ids(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Problem]:
-    """An item id is minted from date, id and kind, so that triple must be unique."""
+def check_unique(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Problem]:
+    """A release is named by its date and number, and an item id is minted from date, id and
+    kind: each must be unique, whichever folders the files are in."""
     problems = []
     seen: dict[tuple[str, str, str], str] = {}
+    files: dict[str, str] = {}
 
     def order(release: tuple[str, Sequence[IdKey]]) -> tuple[str, int, str]:
         stem = PurePosixPath(release[0]).stem  # YYYY-MM-DD or YYYY-MM-DD-N
@@ -346,6 +348,15 @@ def check_unique_ids(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Pr
 
     # In release order: the later release is told to change, as the earlier may be published.
     for path, keys in sorted(releases, key=order):
+        name = PurePosixPath(path).name
+        if (first := files.setdefault(name, path)) != path:
+            day = name[:10]
+            why = (
+                f"{first} is the same release of {day}; a day's later releases are "
+                f"{day}-2.toml, {day}-3.toml...: rename this file, or delete it if it is a copy"
+            )
+            problems.append(Problem(path, "(file name)", why))
+            continue  # a copy's ids are its first's: one problem is enough
         for day, item_id, kind, where in keys:
             here = f"{path} {where}"
             if (first := seen.setdefault((day, item_id, kind), here)) != here:
