@@ -174,6 +174,14 @@ BAD_RELEASES = [
         ],
     ),
     (
+        "Markdown link title",  # it became part of the URL: a broken link, made up
+        GOOD_RELEASE.replace("đơn giản nhất", '[x](/AIInfraGuide/x \\"Tiêu đề\\")'),
+        [
+            "groups[1].articles[1].summary: link target '/AIInfraGuide/x \"Tiêu đề\"': holds a "
+            'link title ("..." after the URL), which is not supported; remove it'
+        ],
+    ),
+    (
         "protocol-relative URL",
         GOOD_RELEASE + 'page = "//evil.example/x"\n',
         [

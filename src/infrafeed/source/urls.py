@@ -12,6 +12,7 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
+_LINK_TITLE = re.compile(r"\s([\"']).*\1$")
 _HOST = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?\.?")
 # Reserved and unreserved characters stay as they are; "%" stays so that an
 # already-encoded URL is not encoded twice.
@@ -31,6 +32,8 @@ def check_reference(value: str) -> str | None:
         return "must not contain control characters"
     if "\\" in value:
         return "must not contain a backslash; use '/'"
+    if _LINK_TITLE.search(value):  # Markdown's [text](url "title"): no title is shown here
+        return 'holds a link title ("..." after the URL), which is not supported; remove it'
     if match := _SCHEME.match(value):
         scheme = match.group(1).lower()
         if scheme not in ("http", "https"):
