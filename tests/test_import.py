@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import TypeAdapter, ValidationError
 
 from changelog_kit import render_page
 from conftest import DATA, SHIPPED_ENTRIES, SMALL_SITE, RunCli
@@ -24,7 +25,7 @@ from infrafeed.errors import PageError
 from infrafeed.source import inline
 from infrafeed.source.loader import Changelog, ReleaseFile, load, load_site, release_name
 from infrafeed.source.models import KINDS as KIND_NAMES
-from infrafeed.source.models import Article, Group, Note, Release, Site, Table
+from infrafeed.source.models import Article, Group, Note, Release, Site, Table, Title
 from outputs import run_infrafeed
 
 IMPORT = DATA / "import"
@@ -924,7 +925,19 @@ SMALL = load_site(SMALL_SITE)
 WORDS = st.text(
     alphabet=st.sampled_from(list("ab xyz_*`[]()<>&|~#-+=.!\\:;1ạờ学«»")), min_size=1, max_size=24
 )
-LINE = WORDS.map(str.strip).filter(lambda t: bool(t) and "</" not in t)
+TITLE = TypeAdapter(Title)
+
+
+def title_ok(text: str) -> bool:
+    """Whether ``text`` may be a title: one holding an HTML tag is refused."""
+    try:
+        TITLE.validate_python(text)
+    except ValidationError:
+        return False
+    return True
+
+
+LINE = WORDS.map(str.strip).filter(lambda t: bool(t) and title_ok(t))
 MARKDOWN = st.lists(LINE, min_size=1, max_size=2).map("\n".join)
 PAGES = st.sampled_from(
     [
@@ -938,10 +951,10 @@ PAGES = st.sampled_from(
 
 def markdown_ok(text: str) -> bool:
     try:
-        inline.parse(text)
+        nodes = inline.parse(text)
     except inline.MarkupError:
         return False
-    return True
+    return title_ok(inline.to_text(nodes))  # a note's text gives its title
 
 
 MD = MARKDOWN.filter(markdown_ok)

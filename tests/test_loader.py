@@ -423,6 +423,22 @@ def test_problems_across_files_are_all_reported(small_site: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("words", "why"),
+    [
+        ('heading = "Theo dõi {sitee}"', "heading: '{sitee}' is not filled in; here infrafeed "
+         "fills in {site}"),
+        ('eyebrow = "Nguồn tin {site}"', "eyebrow: '{site}' is not filled in; here infrafeed "
+         "fills in nothing"),
+    ],
+)  # fmt: skip
+def test_a_name_the_pages_do_not_fill_in_is_refused(small_site: Path, words: str, why: str) -> None:
+    """A misspelled {name} was published as typed on the feeds' pages."""
+    site = small_site / "site.toml"
+    site.write_text(site.read_text(encoding="utf-8") + f"\n[words]\n{words}\n", "utf-8")
+    assert problems(small_site) == [f"{small_site.as_posix()}/site.toml: words: {why}"]
+
+
+@pytest.mark.parametrize(
     "zone",
     # "Asia" is a folder of the zone database, and a name too long is one no file system has.
     ["Mars/Olympus", "Asia", "x" * 300],

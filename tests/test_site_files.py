@@ -300,7 +300,14 @@ def test_every_word_of_the_pages_comes_from_the_settings(tmp_path: Path, run_cli
     from infrafeed.source.models import Words
 
     defaults = Words()
-    english = "".join(f'{name} = "W{i} {{site}}"\n' for i, name in enumerate(Words.model_fields))
+    # Each with the {names} its default has: no other is filled in.
+    names = {
+        name: " ".join(re.findall(r"\{\w+\}", getattr(defaults, name)))
+        for name in Words.model_fields
+    }
+    english = "".join(
+        f'{name} = "{f"W{i} {names[name]}".strip()}"\n' for i, name in enumerate(names)
+    )
     english = english.replace('date = "W', 'date = "%Y-%m-%d W').replace("W", "Word ")
     out = build_site(tmp_path, run_cli, f"\n[words]\n{english}", max_items=3)
     fragments = {

@@ -379,6 +379,9 @@ class Labels(_Model):
     read_changelog: Line = "Xem trong nhật ký cập nhật"
 
 
+_NAME = re.compile(r"\{(\w+)\}")
+
+
 class Words(_Model):
     """The words of the HTML pages, in the site's language; {names} are filled in."""
 
@@ -423,6 +426,20 @@ class Words(_Model):
         "Mỗi nguồn tin có ba định dạng với cùng nội dung: RSS 2.0, Atom 1.0 và JSON Feed 1.1."
     )
     footer_archives: Line = "Lịch sử đầy đủ nằm trong lưu trữ theo tháng (RFC 5005)."
+
+    @model_validator(mode="after")
+    def _filled(self) -> Words:
+        # A {name} is filled in only where the default has it: "{sitee}" would be shown as typed.
+        for field, info in type(self).model_fields.items():
+            known = sorted(set(_NAME.findall(str(info.default))))
+            if unknown := sorted(set(_NAME.findall(getattr(self, field))) - set(known)):
+                names = ", ".join(f"{{{name}}}" for name in known) or "nothing"
+                raise PydanticCustomError(
+                    "unknown_name",
+                    "{field}: '{name}' is not filled in; here infrafeed fills in {names}",
+                    {"field": field, "name": f"{{{unknown[0]}}}", "names": names},
+                )
+        return self
 
 
 class PageSettings(_Model):
