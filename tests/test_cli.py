@@ -133,6 +133,12 @@ def test_new_names_a_year_that_is_not_a_folder(
     )
 
 
+def test_new_writes_a_year_of_four_digits(small_site: Path, run_cli: RunCli) -> None:
+    """strftime's %Y writes the year 1 as "1": the file went in a folder check refuses."""
+    code, out, _ = run_cli("new", "--entries", str(small_site), "--date", "0001-01-01")
+    assert (code, out) == (0, f"wrote {small_site.as_posix()}/0001/0001-01-01.toml\n")
+
+
 def test_new_names_a_link_to_nothing_in_its_place(
     small_site: Path, tmp_path: Path, run_cli: RunCli
 ) -> None:

@@ -62,7 +62,7 @@ def import_page(page: Path, entries: Path, *, overwrite: bool = False) -> Import
     targets = []
     for found in releases:
         name = release_name(found.release.date, found.sequence)
-        targets.append((found.release, entries / f"{found.release.date:%Y}" / f"{name}.toml"))
+        targets.append((found.release, entries / name[:4] / f"{name}.toml"))
     # read_entries refuses a year folder that is a link: what it would hold is never read.
     if linked := sorted({p.parent for _, p in targets if p.parent.is_symlink()}):
         raise DataError([Problem(folder.as_posix(), "(folder)", FOLDER_LINK) for folder in linked])

@@ -20,14 +20,14 @@ def write_template(entries: Path, date: dt.date) -> Path:
             f"{entries.as_posix()}: no site.toml here; give --entries the folder that holds "
             "site.toml and the release files"
         )
-    folder = entries / f"{date:%Y}"
+    folder = entries / date.isoformat()[:4]  # %Y is "1" for the year 1
     name = date.isoformat()
     target = folder / f"{name}.toml"
     template = (files(__package__) / "release-template.toml").read_text(encoding="utf-8")
     if os.path.lexists(folder) and not folder.is_dir():
         raise InfraFeedError(
             f"{folder.as_posix()}: is not a folder (a file, or a link to none); move it away: "
-            f"the releases of {date:%Y} go in a folder of that name"
+            f"the releases of {folder.name} go in a folder of that name"
         )
     if folder.is_symlink():  # a link to a folder: read_entries refuses what it would hold
         raise InfraFeedError(f"{folder.as_posix()}: {FOLDER_LINK}")
