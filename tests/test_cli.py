@@ -133,6 +133,20 @@ def test_new_names_a_year_that_is_not_a_folder(
     )
 
 
+@pytest.mark.parametrize(
+    "args", [("check", "--entries", ""), ("build", "--out", ""), ("new", "--entries", "")]
+)
+def test_an_empty_folder_option_is_a_usage_error(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
+) -> None:
+    """An unset variable in a crontab ('--entries $ENTRIES') named the current folder."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(*args)
+    assert (code, out) == (2, "")
+    assert "is empty (an unset variable?); give a folder" in err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_new_writes_a_year_of_four_digits(small_site: Path, run_cli: RunCli) -> None:
     """strftime's %Y writes the year 1 as "1": the file went in a folder check refuses."""
     code, out, _ = run_cli("new", "--entries", str(small_site), "--date", "0001-01-01")

@@ -47,7 +47,15 @@ Exit codes:
   {EXIT_INTERNAL}   internal error (a bug: please report it)
   {EXIT_INTERRUPTED}  interrupted (SIGINT or SIGTERM); the output is whole, old or new"""
 
-FOLDER = click.Path(file_okay=False, path_type=Path)
+
+class _Folder(click.Path):
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value == "":  # Path("") is ".": an unset variable in a crontab would name the cwd
+            self.fail("is empty (an unset variable?); give a folder", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+FOLDER = _Folder(file_okay=False, path_type=Path)
 ENTRIES = click.option("--entries", type=FOLDER, default=Path("entries"), show_default=True,
                        help="Folder with site.toml and the release files.")  # fmt: skip
 
