@@ -92,7 +92,12 @@ def _html(value: str) -> str:
 
 def _text(value: str) -> str:
     """Plain text (see above)."""
-    return _html(value).replace("&amp;", "&#x26;").replace("&lt;", "&#x3C;")
+    return (
+        value.replace("&", "&#x26;")
+        .replace("<", "&#x3C;")
+        .replace(">", "&gt;")
+        .replace("\r", "&#13;")
+    )
 
 
 def _plain(head: bytes) -> bytes:
