@@ -131,12 +131,11 @@ def test_a_page_that_is_a_folder_is_refused_as_readme_says(
 
 
 def test_an_empty_page_option_is_refused(small_site: Path, tmp_path: Path, run_cli: RunCli) -> None:
+    """A usage error, as an empty --entries or --out is: it said ".: is not a regular file"."""
     code, stdout, stderr = _build(run_cli, small_site, tmp_path / "out", "--page", "")
-    assert (code, stdout) == (1, "")
-    assert stderr == (
-        "infrafeed: .: is not a regular file (a folder, device or FIFO); give --page the path "
-        "of a file\n"
-    )
+    assert (code, stdout) == (2, "")
+    assert "Invalid value for '--page': is empty (an unset variable?)" in stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["entries"]
 
 
 def test_a_page_that_names_a_folder_is_refused(

@@ -48,14 +48,14 @@ Exit codes:
   {EXIT_INTERRUPTED}  interrupted (SIGINT or SIGTERM); the output is whole, old or new"""
 
 
-class _Folder(click.Path):
+class _Path(click.Path):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if value == "":  # Path("") is ".": an unset variable in a crontab would name the cwd
-            self.fail("is empty (an unset variable?); give a folder", param, ctx)
+            self.fail("is empty (an unset variable?)", param, ctx)
         return super().convert(value, param, ctx)
 
 
-FOLDER = _Folder(file_okay=False, path_type=Path)
+FOLDER = _Path(file_okay=False, path_type=Path)
 ENTRIES = click.option("--entries", type=FOLDER, default=Path("entries"), show_default=True,
                        help="Folder with site.toml and the release files.")  # fmt: skip
 
@@ -129,6 +129,8 @@ def _seconds(_: click.Context, __: click.Parameter, value: float) -> float:
 
 
 def _file(_: click.Context, __: click.Parameter, value: str | None) -> Path | None:
+    if value == "":
+        raise click.BadParameter("is empty (an unset variable?)")
     if value is not None and value.endswith("/"):  # Path("x/") is Path("x"), a file's name
         raise InfraFeedError(f"{value}: names a folder (it ends in /); give --page the path of "
                              "a file, e.g. --page docs/posts/update-log.md")  # fmt: skip
@@ -222,7 +224,7 @@ def build(entries: Path, cache: Path | None, no_cache: bool, quiet: bool, **opti
 
 
 @cli.command("import")
-@click.argument("page", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("page", type=_Path(dir_okay=False, path_type=Path))
 @ENTRIES
 @click.option("--overwrite", is_flag=True, help="Replace release files that already exist.")
 def import_(page: Path, entries: Path, overwrite: bool) -> None:
