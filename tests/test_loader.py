@@ -264,6 +264,21 @@ def test_not_toml_names_line(small_site: Path) -> None:
     assert problems(small_site) == [f"{path}:4: (toml): not valid TOML: Illegal character '\\n'"]
 
 
+def test_a_look_alike_letter_is_named(small_site: Path) -> None:
+    """A Cyrillic letter that looks Latin made a right-looking word wrong, unexplained."""
+    path = write_release(small_site, GOOD_RELEASE.replace('kind = "new"', 'kind = "n\u0435w"'))
+    [message] = problems(small_site)
+    assert message.startswith(
+        f"{path}: groups[1].kind: 'n\u0435w' is not allowed; use one of 'new'"
+    )
+    assert message.endswith("(it holds '\u0435', CYRILLIC SMALL LETTER IE U+0435)")
+    path = write_release(small_site, GOOD_RELEASE.replace('kind = "new"', 'k\u0456nd = "new"'))
+    assert problems(small_site) == [
+        f"{path}:4: (toml): not valid TOML: Expected '=' after a key in a key/value pair (a key "
+        "holds '\u0456', CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I U+0456)"
+    ]
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [

@@ -6,6 +6,7 @@ import datetime as dt
 import difflib
 import re
 import typing
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -187,6 +188,8 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
     except tomli.TOMLDecodeError as exc:
         line = _TOML_LINE.search(str(exc))
         why = f"not valid TOML: {_TOML_LINE.sub('', str(exc)).strip()}"
+        if line and (key := text.splitlines()[int(line.group(1)) - 1].partition("=")[0].strip()):
+            why += _foreign(key, "a key")  # "tіtle" with a Cyrillic "і" reads as no key at all
         problems.append(Problem(file.shown, "(toml)", why, int(line.group(1)) if line else None))
     except ValueError:  # an integer of more digits than Python reads (4300)
         where = re.search(r"[0-9_]{4300}", text)
@@ -194,6 +197,13 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
         why = f"not valid TOML: {_HUGE}; write one of the size the field needs"
         problems.append(Problem(file.shown, "(toml)", why, number))
     return None
+
+
+def _foreign(value: object, what: str = "it") -> str:
+    """Why a word that looks right is not: its first letter outside ASCII, named."""
+    ch = next((c for c in value if not c.isascii()), None) if isinstance(value, str) else None
+    name = unicodedata.name(ch, "") if ch else ""
+    return f" ({what} holds '{ch}', {name or 'a character'} U+{ord(ch):04X})" if ch else ""
 
 
 def _line(text: str, offset: int) -> int:
@@ -259,7 +269,7 @@ def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any
         return f"unknown field; {hint}"
     if kind == "literal_error":
         expected = error.get("ctx", {}).get("expected", "")
-        return f"{_repr(value) or _HUGE} is not allowed; use one of {expected}"
+        return f"{_repr(value) or _HUGE} is not allowed; use one of {expected}{_foreign(value)}"
     if kind in ("string_type", "str_type"):
         return f"must be text in quotes, not {_described(value)}"
     if kind == "int_type":
