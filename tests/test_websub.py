@@ -159,6 +159,30 @@ def test_a_failing_hub_is_reported_and_asked_again_by_the_next_build(
     assert hub.requests == []
 
 
+def test_a_build_stopped_while_pinging_leaves_the_pings_owed(
+    tmp_path: Path, run_cli: RunCli, hub: Hub
+) -> None:
+    """The feeds that changed were owed only once the hub had answered: a build stopped while
+    it waited (SIGTERM, a timeout) lost them, and no later build told the hub."""
+    hub.status = 503
+    entries = write_site(tmp_path / "entries", hub=hub.url)
+    out = tmp_path / "out"
+
+    def stopped(_: float) -> None:  # while waiting to ask again, the build is stopped
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        infrafeed.build(entries, out, ping=True, clock=Clock(sleep=stopped))
+    assert read_manifest(out).pending == tuple(sorted(SUBSCRIPTIONS))
+    hub.status, hub.requests = 204, []
+    code, stdout, _ = build(run_cli, entries, out, "--ping")
+    assert (code, stdout) == (
+        0,
+        "unchanged: 17 files\nnotified the WebSub hub of 9 changed feeds\n",
+    )
+    assert sorted(hub.topics) == sorted(SUBSCRIPTIONS)
+
+
 def test_a_refused_request_is_said_once_per_feed_and_not_retried(
     tmp_path: Path, run_cli: RunCli, hub: Hub
 ) -> None:
