@@ -209,12 +209,17 @@ def test_an_item_moving_into_an_archive_is_not_a_drop(tmp_path: Path, run_cli: R
     assert walk(out, "feed.xml") == expected_ids(entries)["all"]
 
 
+@pytest.mark.parametrize("fresh", [False, True], ids=["output", "fresh-clone"])
 def test_a_release_backdated_into_a_closed_month_is_refused(
-    tmp_path: Path, run_cli: RunCli
+    tmp_path: Path, run_cli: RunCli, fresh: bool
 ) -> None:
+    """fresh-clone: CI has entries/published-ids.txt but no output folder, whose manifest
+    alone said which feeds had archives: the release passed, into an archive nobody reads."""
     entries = write_site(tmp_path / "entries", max_items=2)
     out = tmp_path / "out"
     build(run_cli, entries, out)
+    if fresh:
+        shutil.rmtree(out)
     before = closed_archives(out)
     add_release(entries, "2026-02-25", 1, 1)
     code, _, err = run_cli("build", "--entries", str(entries), "--out", str(out), "-q")

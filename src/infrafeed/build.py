@@ -161,7 +161,12 @@ def _publish(
     for key, known in parse_ids(committed.data if committed else None, record_path).items():
         memory[key] = {**memory.get(key, {}), **known}
     dated = [(c.path, c.date) for c in releases]
-    archived = {spec.key for spec in specs if had_archives(spec, previous.files)}
+    # Archived: by the last build's output or, where there is none (a fresh clone), by its items.
+    archived = {
+        spec.key
+        for spec in specs
+        if had_archives(spec, previous.files) or len(published[spec.key]) > site.feeds.max_items
+    }
     ids = guard(memory, published, allow_changes=allow_changes, releases=dated, archived=archived)
     record = ids_bytes(ids)
     if committed is None or committed.data != record:
