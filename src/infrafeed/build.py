@@ -212,11 +212,10 @@ def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -
     manifest = read_manifest(out)
     topics = {document_path(s.folder, f): s.url(site, f) for s in feed_specs(site) for f in FORMATS}
     changed = [topics[path] for path in result.report.written if path in topics]
-    owed = [url for url in manifest.pending if url not in changed]
-    every = tuple(sorted({*owed, *changed}))
+    every = tuple(sorted({*manifest.pending, *changed}))
     if every != manifest.pending:  # owed until told: a build stopped while pinging loses none
         _write(out / MANIFEST, manifest_bytes(manifest._replace(pending=every)))
-    notifications = notify(site.feeds.hub, [*owed, *changed], clock=clock)
+    notifications = notify(site.feeds.hub, every, clock=clock)
     pending = tuple(sorted(n.topic for n in notifications if n.error is not None))
     if pending != every:
         _write(out / MANIFEST, manifest_bytes(manifest._replace(pending=pending)))

@@ -188,7 +188,7 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
     except tomli.TOMLDecodeError as exc:
         line = _TOML_LINE.search(str(exc))
         why = f"not valid TOML: {_TOML_LINE.sub('', str(exc)).strip()}"
-        if line and (key := text.splitlines()[int(line.group(1)) - 1].partition("=")[0].strip()):
+        if line and (key := text.split("\n")[int(line.group(1)) - 1].partition("=")[0].strip()):
             why += _foreign(key, "a key")  # "tіtle" with a Cyrillic "і" reads as no key at all
         problems.append(Problem(file.shown, "(toml)", why, int(line.group(1)) if line else None))
     except ValueError:  # an integer of more digits than Python reads (4300)
