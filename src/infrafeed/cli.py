@@ -29,6 +29,7 @@ from .errors import (
     LockBusy,
     OutOfDate,
     PublishError,
+    count,
 )
 
 EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_GUARD, EXIT_LOCKED, EXIT_WRITE, EXIT_OUTDATED = range(7)
@@ -210,13 +211,13 @@ def build(entries: Path, cache: Path | None, no_cache: bool, quiet: bool, **opti
         _say(f"warning: {warning}", err=True)
     report, told = result.report, sum(1 for note in result.notifications if note.error is None)
     lines = [
-        f"wrote {_count(len(report.written), 'file')}: {', '.join(report.written)}"
+        f"wrote {count(len(report.written), 'file')}: {', '.join(report.written)}"
         if report.written else "",
-        f"removed {_count(len(report.removed), 'file')} of feeds no longer configured: "
+        f"removed {count(len(report.removed), 'file')} of feeds no longer configured: "
         f"{', '.join(report.removed)}" if report.removed else "",
-        f"unchanged: {_count(len(report.unchanged), 'file')}"
+        f"unchanged: {count(len(report.unchanged), 'file')}"
         if report.unchanged or not (report.written or report.removed) else "",
-        f"notified the WebSub hub of {_count(told, 'changed feed')}" if told else "",
+        f"notified the WebSub hub of {count(told, 'changed feed')}" if told else "",
     ]  # fmt: skip
     for line in lines if not quiet else ():
         if line:
@@ -245,17 +246,13 @@ def import_(page: Path, entries: Path, overwrite: bool) -> None:
 
     report = import_page(page, entries, overwrite=overwrite)
     for written in report.written:
-        _say(f"wrote {written.path}: {_count(written.articles, 'article')}, "
-             f"{_count(written.notes, 'note')}")  # fmt: skip
+        _say(f"wrote {written.path}: {count(written.articles, 'article')}, "
+             f"{count(written.notes, 'note')}")  # fmt: skip
     for warning in report.warnings:
         _say(str(warning), err=True)
-    warnings = f"; {_count(len(report.warnings), 'warning')}" if report.warnings else ""
-    _say(f"imported {_count(len(report.written), 'release')} ({_count(report.articles, 'article')}"
-         f", {_count(report.notes, 'note')}) from {page.as_posix()}{warnings}")  # fmt: skip
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+    warnings = f"; {count(len(report.warnings), 'warning')}" if report.warnings else ""
+    _say(f"imported {count(len(report.written), 'release')} ({count(report.articles, 'article')}"
+         f", {count(report.notes, 'note')}) from {page.as_posix()}{warnings}")  # fmt: skip
 
 
 def _say(text: str, *, err: bool = False) -> None:

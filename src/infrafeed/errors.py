@@ -6,6 +6,11 @@ import re
 from dataclasses import dataclass
 
 
+def count(number: int, noun: str) -> str:
+    """``number`` with ``noun``, plural unless one: "1 problem", "3 problems"."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong with one input file, reported as ``path: field: message``."""
@@ -35,8 +40,7 @@ class DataError(InfraFeedError):
 
     def __init__(self, problems: list[Problem], source: str = "the entries") -> None:
         self.problems = sorted(problems, key=self._order)
-        count = len(self.problems)
-        super().__init__(f"{count} problem{'s' if count != 1 else ''} in {source}")
+        super().__init__(f"{count(len(self.problems), 'problem')} in {source}")
 
 
 class PageError(DataError):

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 
 from .. import __version__
 from ..clock import SYSTEM, Clock
+from ..errors import count
 
 TIMEOUT = 10.0  # seconds per request: a cron job must not hang on a slow hub
 ATTEMPTS = 3
@@ -97,4 +98,4 @@ def _publish(
             cause = str(getattr(exc, "reason", None) or exc) or type(exc).__name__
     if cause is None:
         return None, False  # the budget was spent before a first attempt
-    return f"{cause} (after {tried} attempt{'s' if tried != 1 else ''})", answered
+    return f"{cause} (after {count(tried, 'attempt')})", answered

@@ -18,7 +18,7 @@ import tomli
 from pydantic import BaseModel, ValidationError
 
 from .. import __version__
-from ..errors import DataError, Problem
+from ..errors import DataError, Problem, count
 from .files import SITE_FILE, EntryFile, Snapshot, read_entries, utf8_text
 from .models import KINDS, MAX_RELEASES_PER_DAY, Article, Release, Site
 
@@ -396,10 +396,6 @@ def describe(changelog: Changelog) -> str:
     articles = sum(per_module.values())
     notes = sum(per_kind.values()) - articles  # each change is an article or a note
     return (
-        f"ok: {_count(len(changelog.releases), 'release')}, {_count(articles, 'article change')}, "
-        f"{_count(notes, 'note')}; by kind: {kinds or 'none'}; articles by module: {modules}"
+        f"ok: {count(len(changelog.releases), 'release')}, {count(articles, 'article change')}, "
+        f"{count(notes, 'note')}; by kind: {kinds or 'none'}; articles by module: {modules}"
     )
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
