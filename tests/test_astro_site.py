@@ -60,7 +60,7 @@ SPECIAL_TEXTS = {
     "summary": (
         "Dùng --tp 8 và ``x'' với . . . ; https://example.org/~u_v_ và www.example.org/a_b_"
         " và a_b_@example.org; ~~không gạch~~ <b>không đậm</b> &amp; [^1] ống | dọc;"
-        ' mã `$x$ -- "y"` và *nhấn $1$*'
+        ' mã `$x$ -- "y"` và *nhấn $1$*; **Mới!**🎉 và 🔥*(beta)*'
     ),
     "note": "Ghi chú $a$ và [liên kết --x](https://example.org/a--b)",
     "note_summary": "# không phải tiêu đề, 1. không phải danh sách, \\$ là \\$",

@@ -12,8 +12,9 @@ backticks and ``''`` into typographic marks; an empty comment (``SPLIT``) parts 
 Known limits, all of text one Markdown paragraph cannot express: a blank line inside a text becomes
 a single line break, a continuation line's leading spaces are dropped by every Markdown reader, a
 line break inside inline code shows as a space, a link inside a link keeps only its text, emphasis
-CommonMark would not see next to punctuation (``x*(y)*``) is written as plain text; smartypants
-still curls straight quotes: no Markdown keeps them straight in text.
+CommonMark would not see next to punctuation (``x*(y)*``), or the site's parser would not next to
+an emoji (``**a!**🎉``), is written as plain text; smartypants still curls straight quotes: no
+Markdown keeps them straight in text.
 
 Reading uses markdown-it-py (CommonMark), so the importer sees what the site shows; it also takes
 the original site's links with spaces in the target, which CommonMark refuses
@@ -209,12 +210,21 @@ def _is_punctuation(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "PS"
 
 
+def _is_bmp_punctuation(ch: str) -> bool:
+    # The site's parser (micromark) reads text in UTF-16 units: a character above U+FFFF,
+    # most emoji among them, is to it two surrogates, which it takes for letters.
+    return ch <= "\uffff" and _is_punctuation(ch)
+
+
 def _flanking(edge: str, outside: str) -> bool:
-    """CommonMark's flanking rule for a ``*`` run: ``edge`` is the character it touches in
-    the emphasis, ``outside`` the one on its other side ("" at either end of the text)."""
+    """CommonMark's flanking rule for a ``*`` run, as both markdown-it and micromark apply it:
+    ``edge`` is the character it touches in the emphasis, ``outside`` the one on its other side
+    ("" at either end of the text)."""
     if edge.isspace():
         return False
-    return not _is_punctuation(edge) or not outside or outside.isspace() or _is_punctuation(outside)
+    if not outside or outside.isspace():
+        return True
+    return all(not p(edge) or p(outside) for p in (_is_punctuation, _is_bmp_punctuation))
 
 
 class _Parser(MarkdownIt):
