@@ -521,6 +521,49 @@ def test_what_cannot_be_mapped_is_reported(body: str, expected: list[str]) -> No
     assert warnings_of(f"## 2026-11-07\n\n### Nội dung mới\n\n{body}\n") == expected
 
 
+MISPLACED = (
+    "an infrafeed annotation stands at the end of its bullet's text (an item's) or on a line "
+    "of its own (a group's), where infrafeed writes it; move it there"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        pytest.param('- **Bài:** B | y <!-- infrafeed id="b" -->.', 7, id="text-after"),
+        pytest.param('- **Bài:** B | y <!-- infrafeed id="b" --> 🎉', 7, id="emoji-after"),
+        pytest.param("- **Bài:** B | y <!-- infrafeed id=b --> z", 7, id="unreadable-inside"),
+        pytest.param('- <!-- infrafeed id="b" --> **Bài:** B | y', 7, id="bullet-start"),
+        pytest.param('- **Bài:** B | y\n  <!-- infrafeed id="b" -->', 8, id="line-below"),
+        pytest.param('- **Bài:** B | y\n\n<!-- infrafeed id="b" -->', 9, id="item-on-own-line"),
+        pytest.param("- Ghi chú <!-- infrafeed group module=2 -->", 7, id="group-in-bullet"),
+        pytest.param('Ngữ cảnh <!-- infrafeed id="b" -->\n\n- Ghi chú', 7, id="in-paragraph"),
+        pytest.param('- Ghi chú\n  - chi tiết <!-- infrafeed id="b" -->', 8, id="in-detail"),
+    ],
+)
+def test_an_annotation_elsewhere_than_infrafeed_writes_it_is_an_error(body: str, line: int) -> None:
+    """Its id would be lost (the item would come back as new) or shown as text."""
+    group = "<!-- infrafeed group module=2 -->"
+    page = f"## 2026-11-07\n\n### Nội dung mới\n\n{group}\n\n{body}\n"
+    assert problems_of(page) == [f"page.md:{line}: annotation: {MISPLACED}"]
+
+
+def test_annotations_where_infrafeed_writes_them_are_read() -> None:
+    page = (
+        "## 2026-11-07\n\n### Nội dung mới\n\n<!-- infrafeed group module=2 chapter=1 -->\n\n"
+        '- **Bài:** 1.1 A | x <!-- infrafeed id="a" -->\n'
+        '- Ghi chú | y <!-- infrafeed id="n" module=2 -->\n  - chi tiết\n'
+    )
+    parsed = read_page(page, "page.md", SITE)
+    assert parsed.errors == [] and parsed.warnings == []
+    [group] = parsed.releases[0].groups
+    assert group.fields == {"module": 2, "chapter": 1}
+    assert [item.fields for item in (*group.articles, *group.notes)] == [
+        {"id": "a"},
+        {"id": "n", "module": 2},
+    ]
+
+
 def test_relative_links_mean_pages_beside_the_changelog() -> None:
     """On the page (…/AIInfraGuide/blog/update-log/) "../../cuda/warp" is a page of the site;
     imported as written, the entries read it below the site's root, and the feeds linked to

@@ -6,8 +6,9 @@ the original site's) into releases, groups and items with their lines: only stru
 from __future__ import annotations
 
 import datetime as dt
+import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,11 @@ _SECOND = (
     "first: write the upper one as '## {0} (2)'"
 )
 _LISTS = ("bullet_list", "ordered_list")
+_OURS = re.compile(r"<!--\s*infrafeed\b")
+_MISPLACED = (
+    "an infrafeed annotation stands at the end of its bullet's text (an item's) or on a line "
+    "of its own (a group's), where infrafeed writes it; move it there"
+)
 # What an annotation may hold, and of which type.
 _KEYS: dict[str, dict[str, type]] = {
     "group": {"module": int, "chapter": int},
@@ -83,7 +89,10 @@ def read_page(text: str, source: str, site: Site) -> ParsedPage:
         end = next((n for n in range(1, len(lines)) if lines[n].strip() in ("---", "...")), -1)
         lines[: end + 1] = [""] * (end + 1)
     reader = _Reader(source, site)
-    reader.blocks(SyntaxTreeNode(markdown_parser().parse("\n".join(lines))).children)
+    root = SyntaxTreeNode(markdown_parser().parse("\n".join(lines)))
+    for line in _misplaced(root):
+        reader.error(line, "annotation", _MISPLACED)
+    reader.blocks(root.children)
     reader.end_release()
     warnings = sorted(reader.warnings, key=lambda p: (p.line or 0, p.message))
     return ParsedPage(reader.releases, reader.errors, warnings)
@@ -91,6 +100,39 @@ def read_page(text: str, source: str, site: Site) -> ParsedPage:
 
 def _line(node: SyntaxTreeNode) -> int:
     return node.map[0] + 1 if node.map else 0
+
+
+def _misplaced(root: SyntaxTreeNode) -> Iterator[int]:
+    """The lines of annotations where the page writer never puts them: what they carry (an id)
+    would be lost, or shown as text."""
+    for node in root.walk():
+        if node.type not in ("html_block", "html_inline") or not _OURS.search(node.content):
+            continue
+        alone = node.type == "html_block" and node.parent is root
+        try:
+            annotation = parse_annotation(node.content)  # None: more HTML than an annotation
+        except ValueError:  # unreadable: the reader says so where an annotation may stand
+            if alone or _ends_bullet(node):
+                continue
+            annotation = None
+        if annotation is None or not (alone if annotation.group else _ends_bullet(node)):
+            block = node
+            while block.map is None and block.parent is not None:
+                block = block.parent
+            yield _line(block)
+
+
+def _ends_bullet(node: SyntaxTreeNode) -> bool:
+    """Whether ``node`` is the last thing in the text of a bullet's first paragraph."""
+    inline = node.parent
+    paragraph = inline.parent if inline is not None and inline.type == "inline" else None
+    bullet = paragraph.parent if paragraph is not None else None
+    return (
+        bullet is not None
+        and bullet.type == "list_item"
+        and bullet.children[0] is paragraph
+        and strip_edges(_inline(paragraph))[-1:] == [node]
+    )
 
 
 def _inline(node: SyntaxTreeNode | None) -> list[SyntaxTreeNode]:
@@ -221,9 +263,7 @@ class _Reader:
             return
         if annotation is None:
             self.warn(line, f"HTML {node.content.strip()[:60]!r} is not imported")
-        elif not annotation.group:
-            self.warn(line, "an item annotation must end its bullet's line; ignored")
-        elif self.in_kind(line):
+        elif annotation.group and self.in_kind(line):  # an item's here: _misplaced says so
             self.new_group(line, self.checked(dict(annotation.fields), "group", line))
 
     def checked(self, fields: Fields, what: str, line: int) -> Fields:
@@ -264,8 +304,6 @@ class _Reader:
             return strip_edges(pieces[:-1]), None
         if annotation is None:
             return pieces, None
-        if annotation.group:
-            self.warn(line, "a group annotation must stand on its own line; ignored")
         return strip_edges(pieces[:-1]), None if annotation.group else dict(annotation.fields)
 
     def after_label(self, pieces: list[Piece]) -> list[Piece] | None:
@@ -320,7 +358,10 @@ class _Reader:
             elif block.type in _LISTS:
                 for item in block.children:
                     if self.has_text(item):
-                        details.append(self.markdown(_inline(item.children[0]), _line(item)))
+                        detail, own = self.annotated(_inline(item.children[0]), _line(item))
+                        if own is not None:  # a detail is no item
+                            self.error(_line(item), "annotation", _MISPLACED)
+                        details.append(self.markdown(detail, _line(item)))
                     for deeper in item.children[1:]:
                         self.warn(_line(deeper), "content nested under a detail is not imported")
             elif block.type == "table" and table is None and not context:
