@@ -328,6 +328,7 @@ def test_article_links_on_the_page_are_single_commonmark_links() -> None:
         ("Xem![ảnh](/a)", "Xem\\![ảnh](/a)"),
         ("a\\*b", "a\\*b"),
         ("dòng một\ndòng hai # x\n# ba", "dòng một\ndòng hai # x\n\\# ba"),
+        ("dòng một  \ndòng hai\t\nba", "dòng một\ndòng hai\nba"),  # no hard break
     ],
 )
 def test_text_is_escaped_for_commonmark(entry: str, page: str) -> None:
@@ -455,6 +456,7 @@ def escaped_as_before(text: str, line_start: bool) -> str:
     would join.
     """
     text = re.sub(r"\n[ \t]*(?:\n[ \t]*)+", "\n", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = re.sub(r"[ \t]+\n", "\n", text)  # a hard break, which the feeds do not show
     lines = []
     for number, line in enumerate(text.split("\n")):
         out = []

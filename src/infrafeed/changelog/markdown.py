@@ -10,7 +10,7 @@ is escaped too. Two site plugins read the text after parsing, when escapes are g
 backticks and ``''`` into typographic marks; an empty comment (``SPLIT``) parts those characters.
 
 Known limits, all of text one Markdown paragraph cannot express: a blank line inside a text becomes
-a single line break, a continuation line's leading spaces are dropped by every Markdown reader, a
+a single line break, white space at the start or end of a line is dropped (Markdown shows none), a
 line break inside inline code shows as a space, a link inside a link keeps only its text, emphasis
 CommonMark would not see next to punctuation (``x*(y)*``), or the site's parser would not next to
 an emoji (``**a!**🎉``), is written as plain text; smartypants still curls straight quotes: no
@@ -53,6 +53,7 @@ _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]
 _LINE_START_MARK = frozenset("#>+-=")
 _ORDERED_MARK = re.compile(r"^([0-9]{1,9})([.)])")
 _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
+_BREAK_AFTER_SPACE = re.compile(r"[ \t]+\n")
 _LENIENT_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*<?([^()<>\n]+?)>?\s*\)")
 _BROKEN_LINK = re.compile(r"\[[^\[\]\n]*\]\(")
 _BREAKS = ("softbreak", "hardbreak")
@@ -170,6 +171,8 @@ class _Writer(NamedTuple):
         if "\n" not in text and "\r" not in text:
             return self.line(text, line_start=line_start)  # most texts: one line
         text = _BLANK_LINES.sub("\n", text.replace("\r\n", "\n").replace("\r", "\n"))
+        # Two spaces before a line break make a hard break (<br>), which the feeds do not show.
+        text = _BREAK_AFTER_SPACE.sub("\n", text)
         return "\n".join(
             self.line(line, line_start=line_start or number > 0)
             for number, line in enumerate(text.split("\n"))
