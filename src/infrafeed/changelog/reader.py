@@ -358,7 +358,8 @@ class _Reader:
             elif block.type in _LISTS:
                 for item in block.children:
                     if self.has_text(item):
-                        detail, own = self.annotated(_inline(item.children[0]), _line(item))
+                        first = strip_edges(_inline(item.children[0]))
+                        detail, own = self.annotated(first, _line(item))
                         if own is not None:  # a detail is no item
                             self.error(_line(item), "annotation", _MISPLACED)
                         details.append(self.markdown(detail, _line(item)))
