@@ -852,3 +852,25 @@ def test_a_stream_that_cannot_be_written_is_not_recorded(
     assert staging.records == {}
     staging.cleanup()
     assert not staging.dir.exists()
+
+
+def test_the_pings_a_tree_owes_are_switched_in_with_it(tmp_path: Path) -> None:
+    """A build stopped after its switch, before it asked the hub, lost the pings of the feeds
+    it changed: they were recorded only afterwards. They are in the switched-in manifest."""
+    out, old = tmp_path / "out", "https://e.org/old.xml"
+    topics = {"feed.xml": "https://e.org/feed.xml", "atom.xml": "https://e.org/atom.xml"}
+    tree = Tree(out, read_manifest(out))
+    tree.write("feed.xml", [b"<rss/>"])
+    tree.write("index.html", [b"<p>a</p>"])
+    tree.publish(Manifest(None, {}, pending=(old,)), None, topics)
+    assert read_manifest(out).pending == ("https://e.org/feed.xml", old)
+
+    tree = Tree(out, read_manifest(out))
+    tree.write("feed.xml", [b"<rss/>"])  # unchanged: not owed again
+    tree.write("atom.xml", [b"<feed/>"])
+    tree.publish(Manifest(None, {}), None, topics)
+    assert read_manifest(out).pending == ("https://e.org/atom.xml",)
+    tree = Tree(out, read_manifest(out))
+    tree.write("atom.xml", [b"<feed/>"])
+    tree.publish(Manifest(None, {}), None, None)  # a build without --ping owes nothing
+    assert read_manifest(out).pending == ()

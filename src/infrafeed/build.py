@@ -117,7 +117,7 @@ def build(
             result = BuildResult(Report((), shown(files), (), ()), True, warnings=off)
         else:
             result = _publish(
-                snapshot, out, previous, inputs, cache, page, allow_changes, locked_ids
+                snapshot, out, previous, inputs, cache, page, allow_changes, locked_ids, ping
             )
         result = result._replace(warnings=warnings + result.warnings)
         return _pinged(result, out, snapshot.site, clock) if ping else result
@@ -132,6 +132,7 @@ def _publish(
     page: Path | None,
     allow_changes: bool,
     locked_ids: bool,
+    ping: bool,
 ) -> BuildResult:
     # Not needed by a build with nothing to do, which is over before these load.
     from .cache import ReleaseCache
@@ -191,7 +192,8 @@ def _publish(
             tree.write(relative, chunks)
         tree.write(IDS, (record,))
         manifest = Manifest(inputs, {}, published=sha256(record), pending=previous.pending)
-        report = tree.publish(manifest, (page, text) if page and text is not None else None)
+        topics = _topics(site) if ping and site.feeds.hub else None
+        report = tree.publish(manifest, (page, text) if page and text is not None else None, topics)
     finally:
         tree.cleanup()
     off = (_PAGE_OFF.format(page),) if page is not None and text is None else ()
@@ -199,8 +201,7 @@ def _publish(
 
 
 def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -> BuildResult:
-    """Tell the WebSub hub about the feeds that changed and those owed; keep the rest owed."""
-    from .feeds.specs import FORMATS, document_path, feed_specs
+    """Tell the WebSub hub about the feeds owed a ping (those this build changed among them)."""
     from .publish.manifest import MANIFEST, manifest_bytes
     from .publish.websub import notify
     from .source.loader import site_of
@@ -210,16 +211,18 @@ def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -
     if site is None or site.feeds.hub is None:
         return result._replace(hub=None)
     manifest = read_manifest(out)
-    topics = {document_path(s.folder, f): s.url(site, f) for s in feed_specs(site) for f in FORMATS}
-    changed = [topics[path] for path in result.report.written if path in topics]
-    every = tuple(sorted({*manifest.pending, *changed}))
-    if every != manifest.pending:  # owed until told: a build stopped while pinging loses none
-        _write(out / MANIFEST, manifest_bytes(manifest._replace(pending=every)))
-    notifications = notify(site.feeds.hub, every, clock=clock)
+    notifications = notify(site.feeds.hub, manifest.pending, clock=clock)
     pending = tuple(sorted(n.topic for n in notifications if n.error is not None))
-    if pending != every:
+    if pending != manifest.pending:
         _write(out / MANIFEST, manifest_bytes(manifest._replace(pending=pending)))
     return result._replace(hub=site.feeds.hub, notifications=notifications)
+
+
+def _topics(site: Site) -> dict[str, str]:
+    """Each subscription document's path below the output folder, and its URL."""
+    from .feeds.specs import FORMATS, document_path, feed_specs
+
+    return {document_path(s.folder, f): s.url(site, f) for s in feed_specs(site) for f in FORMATS}
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -21,7 +21,7 @@ import shutil
 import signal
 import stat
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from ..errors import PublishError
@@ -93,11 +93,18 @@ class Tree:
             )
         return False
 
-    def publish(self, manifest: Manifest, page: tuple[Path, Sequence[bytes]] | None) -> Report:
+    def publish(
+        self,
+        manifest: Manifest,
+        page: tuple[Path, Sequence[bytes]] | None,
+        topics: Mapping[str, str] | None = None,
+    ) -> Report:
         """Carry over what stays, write the manifest, sync, and switch to the new tree.
 
         ``manifest`` gives all but the files written here. ``page``, a file outside the output
-        folder and its chunks, is written too, before the switch.
+        folder and its chunks, is written too, before the switch. ``topics`` maps documents to
+        the URLs the WebSub hub knows them by: those written are owed a ping, recorded in the
+        manifest that is switched in with them, so that no stop after the switch loses one.
         """
         removed, kept = self._carry_over()
         page_record = None
@@ -114,8 +121,10 @@ class Tree:
                     write_atomic(path, chunks)
                 except OSError as exc:
                     raise _unchanged(path, "could not be written", exc) from None
-        manifest = manifest._replace(files=dict(self.records), page=page_record)
         written = [r for r in self.records if r not in self.unchanged]
+        owed = {(topics or {})[r] for r in written if r in (topics or {})}
+        pending = tuple(sorted({*manifest.pending, *owed}))
+        manifest = manifest._replace(files=dict(self.records), page=page_record, pending=pending)
         written += [str(page[0])] if page is not None and str(page[0]) not in self.unchanged else []
         try:
             write_new(self.dir / MANIFEST, (manifest_bytes(manifest),), sync=False)
