@@ -38,7 +38,9 @@ class Hub:
     url: str = ""
     status: int = 204
     delay: float = 0.0
+    location: str = ""  # where a 3xx answer sends the request
     requests: list[dict[str, list[str]]] = field(default_factory=list)
+    gets: int = 0
     content_types: list[str] = field(default_factory=list)
 
     @property
@@ -59,6 +61,15 @@ def local_hub() -> Iterator[Hub]:
                 hub.content_types.append(self.headers.get("Content-Type", ""))
             time.sleep(hub.delay)
             self.send_response(hub.status)
+            if hub.location:
+                self.send_header("Location", hub.location)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def do_GET(self) -> None:  # what urllib sends where a 302 leads, without the form
+            with lock:
+                hub.gets += 1
+            self.send_response(200)
             self.send_header("Content-Length", "0")
             self.end_headers()
 
@@ -196,6 +207,26 @@ def test_a_refused_request_is_said_once_per_feed_and_not_retried(
         f"warning: WebSub hub {hub.url} was not told that {FEEDS_URL}atom.xml changed "
         "(HTTP 400 Bad Request); the next build with --ping tells it"
     )
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_a_hub_that_redirects_is_not_told_and_the_pings_stay_owed(
+    tmp_path: Path, run_cli: RunCli, hub: Hub, status: int
+) -> None:
+    """urllib followed a 302 with a GET without the form: the hub never heard of the feeds,
+    and they were counted as told."""
+    hub.status, hub.location = status, hub.url + "/moved"
+    entries = write_site(tmp_path / "entries", hub=hub.url)
+    code, stdout, stderr = build(run_cli, entries, tmp_path / "out", "--ping", "-q")
+    assert (code, stdout, hub.gets) == (0, "", 0)
+    lines = stderr.splitlines()
+    assert len(lines) == 9 and len(hub.requests) == 9
+    assert f"changed (HTTP {status} " in lines[0]
+    assert lines[0].endswith(
+        f": the hub moved to {hub.url}/moved; set [feeds] hub to its URL); "
+        "the next build with --ping tells it"
+    )
+    assert read_manifest(tmp_path / "out").pending == tuple(sorted(SUBSCRIPTIONS))
 
 
 def test_a_hub_that_refuses_connections_costs_seconds_not_minutes(tmp_path: Path) -> None:

@@ -23,6 +23,16 @@ BACKOFF = 1.0  # seconds before the second attempt, doubled for each next one
 BUDGET = 30.0  # seconds for all the pings of one build; the rest wait for the next build
 
 
+class _Unfollowed(urllib.request.HTTPRedirectHandler):
+    # urllib follows a 301, 302 or 303 with a GET, without the form: the hub would answer,
+    # but never hear of the feed. A redirect is an error, reported with where it leads.
+    def redirect_request(self, *_: object) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_Unfollowed)
+
+
 @dataclass(frozen=True)
 class Notification:
     topic: str  # the feed URL the hub was told about
@@ -86,11 +96,14 @@ def _publish(
                 break
         tried += 1
         try:
-            with urllib.request.urlopen(request, timeout=min(timeout, left)) as response:  # noqa: S310
+            with _OPENER.open(request, timeout=min(timeout, left)) as response:
                 response.read(65_536)
             return None, True
         except urllib.error.HTTPError as exc:
             cause, answered = f"HTTP {exc.code} {exc.reason}", True
+            if 300 <= exc.code < 400:
+                moved = exc.headers.get("Location", "elsewhere")
+                return f"{cause}: the hub moved to {moved}; set [feeds] hub to its URL", True
             # A 4xx says the request itself is wrong: asking again will not help.
             if 400 <= exc.code < 500 and exc.code not in (408, 429):
                 return cause, True
