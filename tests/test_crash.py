@@ -263,6 +263,25 @@ def test_without_rename_exchange_a_killed_build_is_completed_by_the_next(
         current = new
 
 
+@pytest.mark.parametrize("fault", ["SIGINT", "SIGTERM"])
+def test_without_rename_exchange_a_stop_waits_until_every_file_is_moved_in(
+    versions: Versions, tmp_path: Path, fault: str
+) -> None:
+    """As it waits for the switch: a build stopped among the moves left a mix served until the
+    next build, and said that the output was as before or wholly new."""
+    out = tmp_path / "output"
+    versions.recover(out, "a")
+    traced = versions.child(out, "b", fault, 0, NO_EXCHANGE="1")
+    calls = json.loads(traced.communicate(timeout=60)[1].strip().splitlines()[-1])
+    moves = [n for n, call in enumerate(calls, start=1) if call == "replace"]
+    for at in moves[1 :: max(1, len(moves) // 3)]:
+        versions.recover(out, "a")
+        child = versions.child(out, "b", fault, at, NO_EXCHANGE="1")
+        _, stderr = child.communicate(timeout=60)
+        assert child.returncode == 130, stderr
+        assert versions.which(tree(out)) == "b" and leftovers(out) == []
+
+
 def _mount_tmpfs(folder: Path, kilobytes: int) -> bool:
     folder.mkdir(parents=True, exist_ok=True)
     if os.geteuid() != 0 or shutil.which("mount") is None:

@@ -7,7 +7,8 @@ get their 304s), syncs it, then switches the two folders in one step with ``rena
 until the switch is done. Files not infrafeed's (not in the manifest) are carried over, and
 never written over. Where the folder cannot be switched (its parent is not writable, it is a
 mount point, or the file system has no ``RENAME_EXCHANGE``), the changed files are moved in one
-at a time under a journal, which the next build completes first: meanwhile a reader may see a mix.
+at a time under a journal, signals waiting again; a build killed meanwhile (SIGKILL, a power cut)
+is completed by the next one, first: until then a reader may see a mix.
 """
 
 from __future__ import annotations
@@ -176,9 +177,7 @@ class Tree:
 
     def _switched(self) -> bool:
         """Put the next tree in place of the published one in one step; False if it can't be."""
-        # SIGINT and SIGTERM wait until this is done: a switch is never half made.
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-        try:
+        with _signals_held():  # a switch is never half made
             if not self.out.exists():
                 self.dir.rename(self.out)
             # renameat2(AT_FDCWD, next, AT_FDCWD, out, RENAME_EXCHANGE)
@@ -188,8 +187,6 @@ class Tree:
                     raise _unchanged(self.out, "could not be switched", OSError(code, ""))
                 return False  # the file system cannot: move the files in instead
             fsync_folder(self.out.parent)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         return True
 
     def cleanup(self) -> None:
@@ -220,37 +217,49 @@ def _move_in(staged: Path, out: Path, removed: list[str]) -> None:
     (remove_leftovers), whatever step it died at.
     """
     journal = out / JOURNAL
+    # Stopped halfway, this would leave a mix served until the next build completes it.
+    with _signals_held():
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            if not journal.exists():
+                text = "\n".join([str(staged), *removed]) + "\n"  # a path may hold any bytes
+                write_atomic(journal, [text.encode(errors="surrogateescape")])
+            moves = [r for r, _ in _walk(staged, {MANIFEST})]
+            for relative in [*moves, MANIFEST]:
+                source, target = staged / relative, out / relative
+                if not source.exists():
+                    continue  # moved before the build was killed
+                if not Path(os.path.realpath(target.parent)).is_relative_to(out):
+                    raise PublishError(f"{target}: a folder on the way leads outside {out}")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                source.replace(target)
+            for relative in removed:
+                folder = Path(os.path.realpath((out / relative).parent))
+                if safe_relative(relative) is None or not folder.is_relative_to(out):
+                    continue  # a damaged or forged journal: only files below the output folder go
+                (out / relative).unlink(missing_ok=True)
+                folder = (out / relative).parent
+                with contextlib.suppress(OSError):  # up to the first folder not empty
+                    while folder != out and folder.is_relative_to(out):
+                        folder.rmdir()
+                        folder = folder.parent
+            shutil.rmtree(staged, ignore_errors=True)
+            journal.unlink()
+        except OSError as exc:
+            raise PublishError(
+                f"{out}: could not move the new files in ({exc.strerror}); the next build "
+                "completes it before anything else"
+            ) from None
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block is done."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        if not journal.exists():
-            text = "\n".join([str(staged), *removed]) + "\n"  # a path may hold any bytes
-            write_atomic(journal, [text.encode(errors="surrogateescape")])
-        moves = [r for r, _ in _walk(staged, {MANIFEST})]
-        for relative in [*moves, MANIFEST]:
-            source, target = staged / relative, out / relative
-            if not source.exists():
-                continue  # moved before the build was killed
-            if not Path(os.path.realpath(target.parent)).is_relative_to(out):
-                raise PublishError(f"{target}: a folder on the way leads outside {out}")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            source.replace(target)
-        for relative in removed:
-            folder = Path(os.path.realpath((out / relative).parent))
-            if safe_relative(relative) is None or not folder.is_relative_to(out):
-                continue  # a damaged or forged journal: only files below the output folder go
-            (out / relative).unlink(missing_ok=True)
-            folder = (out / relative).parent
-            with contextlib.suppress(OSError):  # up to the first folder not empty
-                while folder != out and folder.is_relative_to(out):
-                    folder.rmdir()
-                    folder = folder.parent
-        shutil.rmtree(staged, ignore_errors=True)
-        journal.unlink()
-    except OSError as exc:
-        raise PublishError(
-            f"{out}: could not move the new files in ({exc.strerror}); the next build "
-            "completes it before anything else"
-        ) from None
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _walk(root: Path, skip: set[str]) -> Iterator[tuple[str, bool]]:
