@@ -10,6 +10,9 @@ import hashlib
 import os
 import re
 import shutil
+import stat
+import subprocess
+import sys
 from array import array
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,6 +35,7 @@ from outputs import (
     leftovers,
     mtimes,
     run_infrafeed,
+    subprocess_env,
     tree,
 )
 from release_kit import set_feeds
@@ -874,3 +878,26 @@ def test_the_pings_a_tree_owes_are_switched_in_with_it(tmp_path: Path) -> None:
     tree.write("atom.xml", [b"<feed/>"])
     tree.publish(Manifest(None, {}), None, None)  # a build without --ping owes nothing
     assert read_manifest(out).pending == ()
+
+
+def test_a_read_only_output_folder_stays_so_and_every_build_publishes(
+    small_site: Path, tmp_path: Path
+) -> None:
+    """A switch gives the new tree the output folder's mode: the old tree, 0555 too, could not be
+    removed, and every later build failed on it ("could not create the next tree")."""
+    if shutil.which("setpriv") is None and os.geteuid() == 0:
+        pytest.skip("root writes into read-only folders; setpriv (util-linux) drops that")
+    # As root, without the capabilities that ignore a folder's mode.
+    drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+    out = tmp_path / "out"
+    out.mkdir(mode=0o555)
+    for n in range(3):
+        edit(small_site / "site.toml", 'title = "Fixture Guide', f'title = "Fixture Guide {n}')
+        done = subprocess.run(
+            [*(drop if os.geteuid() == 0 else []), sys.executable, "-m", "infrafeed", "build",
+             "-q", "--no-cache", "--entries", str(small_site), "--out", str(out)],
+            env=subprocess_env(), capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert (done.returncode, done.stderr) == (0, "")
+        assert leftovers(out) == [] and stat.S_IMODE(out.stat().st_mode) == 0o555
+    out.chmod(0o755)  # for pytest to clean up

@@ -191,7 +191,7 @@ class Tree:
 
     def cleanup(self) -> None:
         """Remove the next tree: unpublished, or the old tree once switched."""
-        shutil.rmtree(self.dir, ignore_errors=True)
+        _remove(self.dir)
 
 
 def remove_leftovers(out: Path) -> None:
@@ -205,7 +205,7 @@ def remove_leftovers(out: Path) -> None:
             _move_in(Path(lines[0]), out, lines[1:])
     for leftover in (*nexts, journal):
         if leftover.is_dir() and not leftover.is_symlink():
-            shutil.rmtree(leftover, ignore_errors=True)
+            _remove(leftover)
         else:
             leftover.unlink(missing_ok=True)
 
@@ -250,6 +250,15 @@ def _move_in(staged: Path, out: Path, removed: list[str]) -> None:
                 f"{out}: could not move the new files in ({exc.strerror}); the next build "
                 "completes it before anything else"
             ) from None
+
+
+def _remove(tree: Path) -> None:
+    """Remove a tree of infrafeed's, even one whose folders are read-only: a switch gives the
+    new tree the output folder's mode, which may be 0555, and the old tree has it too."""
+    with contextlib.suppress(OSError):
+        for folder, _, _ in os.walk(tree):
+            Path(folder).chmod(stat.S_IRWXU)
+    shutil.rmtree(tree, ignore_errors=True)
 
 
 @contextlib.contextmanager
