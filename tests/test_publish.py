@@ -275,7 +275,16 @@ def test_a_file_not_infrafeeds_is_never_written_over(
         "not infrafeed's (the manifest does not list it); move it away and build again\n"
     )
     assert (out / "index.html").read_text(encoding="utf-8") == "<p>mine</p>"
+    (out / "feed.xml").write_text("<rss/>", encoding="utf-8")  # all named at once, not a run each
+    code, _, stderr = build(small_site)
+    assert (code, stderr) == (
+        5,
+        f"infrafeed: {out}/feed.xml, {out}/index.html: infrafeed would write these files, but "
+        "those there are not infrafeed's (the manifest does not list them); move them away and "
+        "build again\n",
+    )
     (out / "index.html").unlink()
+    (out / "feed.xml").unlink()
     assert build(small_site)[0] == 0
 
     set_feeds(small_site / "site.toml", modules=False)

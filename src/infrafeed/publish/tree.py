@@ -50,6 +50,7 @@ class Tree:
         self.dir = next_trees(self.out)[0 if self.switch else 1]
         self.records: dict[str, FileRecord] = {}
         self.unchanged: set[str] = set()
+        self.foreign: list[str] = []  # files in the way that infrafeed did not write
         try:
             self._settled = (self.out / MANIFEST).stat().st_ctime_ns
         except OSError:
@@ -88,10 +89,7 @@ class Tree:
             self.unchanged.add(relative)
             return True
         if relative not in self.previous.files:
-            raise PublishError(
-                f"{path}: infrafeed would write this file, but the one there is not "
-                "infrafeed's (the manifest does not list it); move it away and build again"
-            )
+            self.foreign.append(relative)  # named all at once, before anything is published
         return False
 
     def publish(
@@ -107,6 +105,14 @@ class Tree:
         the URLs the WebSub hub knows them by: those written are owed a ping, recorded in the
         manifest that is switched in with them, so that no stop after the switch loses one.
         """
+        if found := self.foreign:
+            it, which = ("it", "this file") if len(found) == 1 else ("them", "these files")
+            there = "the one there is" if len(found) == 1 else "those there are"
+            raise PublishError(
+                f"{', '.join(str(self.out / r) for r in found)}: infrafeed would write {which}, "
+                f"but {there} not infrafeed's (the manifest does not list {it}); move {it} away "
+                "and build again"
+            )
         removed, kept = self._carry_over()
         page_record = None
         if page is not None:
