@@ -9,6 +9,7 @@ build of the changed entries into an empty folder with no cache.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +23,7 @@ from infrafeed.cache import _HEAD, _MAGIC, PACK
 from infrafeed.render import documents
 from infrafeed.source import loader
 from infrafeed.source.files import EntryFile
-from outputs import tree
+from outputs import run_infrafeed, tree
 from sitebuilder import add_release, write_site
 
 Edit = Callable[[Path], None]
@@ -256,6 +257,23 @@ def test_the_issues_damage_does_not_reach_the_feeds(
     _build(run_cli, shipped_entries, out, cache)
     assert b"DECODING" not in b"".join(tree(out).values())
     assert tree(out) == _cold(run_cli, shipped_entries, tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_fifo_or_device_in_the_packs_place_only_costs_time(
+    kind: str, site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """A FIFO was opened and waited on for ever, with the output's lock held."""
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    cache.mkdir()
+    if kind == "fifo":
+        os.mkfifo(cache / PACK)
+    else:
+        (cache / PACK).symlink_to("/dev/zero")
+    args = ("build", "-q", "--entries", str(site), "--out", str(out), "--cache", str(cache))
+    done = run_infrafeed(*args, timeout=30)
+    assert (done.returncode, done.stdout) == (0, "")
+    assert tree(out) == _cold(run_cli, site, tmp_path)
 
 
 def test_a_cache_that_cannot_be_written_only_warns(

@@ -17,6 +17,7 @@ import hashlib
 import importlib.metadata
 import marshal
 import os
+import stat
 import sys
 import zoneinfo
 from collections.abc import Iterator
@@ -56,10 +57,12 @@ class ReleaseCache:
         self._new: list[tuple[bytes, tuple[int, int] | Compiled]] = []
         if folder is None:
             return
-        try:
-            self._old = old = (folder / PACK).open("rb")
+        try:  # without O_NONBLOCK, a FIFO put there would be waited on, with the lock held
+            self._old = old = os.fdopen(os.open(folder / PACK, os.O_RDONLY | os.O_NONBLOCK), "rb")
         except OSError:
             return
+        if not stat.S_ISREG(os.fstat(old.fileno()).st_mode):
+            return  # a FIFO, a device: only a regular file is read
         if old.read(len(_MAGIC) + 32) != _MAGIC + self.namespace:
             return  # another version, other settings: nothing here is of use
         offset = len(_MAGIC) + 32
