@@ -559,6 +559,37 @@ def test_removing_a_published_article_is_refused_then_confirmed(
     assert build(small_site) == (0, f"unchanged: {len(owned(out))} files\n", "")
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("date = 2026-01-01", "date = 2026-01-02"),
+        ('authority = "example.org"', 'authority = "a.b"'),
+    ],
+)
+def test_changing_ids_after_publishing_is_one_message_about_ids(
+    small_site: Path, out: Path, build: Any, old: str, new: str
+) -> None:
+    """It blamed every release file, one line per item, and never named [ids]."""
+    build(small_site)
+    before = tree(out)
+    edit(small_site / "site.toml", f"\n{old}", f"\n{new}")  # [ids] date, not a release's
+    minted = TAG.replace(old.split()[-1].strip('"'), new.split()[-1].strip('"'))
+    code, stdout, stderr = build(small_site)
+    assert (code, stdout, stderr.splitlines()) == (
+        3,
+        "",
+        [
+            f"site.toml: ids: the published items' ids start '{TAG}', but [ids] now makes them "
+            f"start '{minted}': every item would come back as new to every subscriber; restore "
+            "authority and date in [ids], set once",
+            "infrafeed: the build would change items already published; nothing was written. "
+            "If this is intended, run again with --allow-changes.",
+        ],
+    )
+    assert tree(out) == before
+    assert build(small_site, "--allow-changes")[0] == 0  # a new start, on purpose
+
+
 def test_inserting_before_published_items_is_refused(
     small_site: Path, out: Path, build: Any
 ) -> None:

@@ -138,6 +138,7 @@ def _publish(
     from .cache import ReleaseCache
     from .changelog.page import assemble_page
     from .feeds.guard import guard, had_archives
+    from .feeds.items import id_prefix
     from .feeds.specs import feed_specs, select_all
     from .publish.tree import Tree
     from .render.documents import render_all
@@ -168,7 +169,14 @@ def _publish(
         for spec in specs
         if had_archives(spec, previous.files) or len(published[spec.key]) > site.feeds.max_items
     }
-    ids = guard(memory, published, allow_changes=allow_changes, releases=dated, archived=archived)
+    ids = guard(
+        memory,
+        published,
+        allow_changes=allow_changes,
+        releases=dated,
+        archived=archived,
+        minted=id_prefix(site),
+    )
     record = ids_bytes(ids)
     if committed is None or committed.data != record:
         if locked_ids:

@@ -22,6 +22,7 @@ def guard(
     allow_changes: bool,
     releases: Sequence[tuple[str, dt.date]] = (),
     archived: Collection[str] = (),
+    minted: str = "",
 ) -> dict[str, dict[str, str]]:
     """Refuse to drop or re-date items a feed already published; return the new id record.
 
@@ -29,7 +30,19 @@ def guard(
     ``max_items`` are still selected, not dropped. ``releases`` (each file's path and date) name a
     vanished item's file. A new item in a closed month of an ``archived`` feed (one that had
     archives) is refused like a drop: it would rewrite an archive readers never fetch again.
+    ``minted`` starts every id the settings mint now: published ids minted otherwise mean that
+    ``[ids]`` changed, which makes every item new again; that alone is said.
     """
+    stale = (i for ids in previous.values() for i in ids if minted and not i.startswith(minted))
+    if (first := next(stale, None)) is not None and not allow_changes:
+        was = first[: first.index(":", 4) + 1]  # tag:<authority>,<minting date>:
+        why = "every item would come back as new to every subscriber"
+        raise GuardError(
+            [
+                f"site.toml: ids: the published items' ids start '{was}', but [ids] now makes "
+                f"them start '{minted}': {why}; restore authority and date in [ids], set once"
+            ]
+        )
     violations: list[str] = []
     record: dict[str, dict[str, str]] = {}
     dates: dict[str, str] = {}  # an item is in several feeds: its date is written once

@@ -53,11 +53,14 @@ def build_items(changelog: Changelog) -> tuple[Item, ...]:
     return tuple(item for rf in changelog.releases for item in maker.items(rf))
 
 
+def id_prefix(site: Site) -> str:
+    """What every id of ``site``'s items and feeds starts with (RFC 4151 tag URIs)."""
+    return f"tag:{site.ids.authority},{site.ids.date.isoformat()}:"
+
+
 def tag_uri(site: Site, day: dt.date, item_id: str, kind: Kind) -> str:
     """The item's permanent id: independent of titles, URLs, modules and the site's location."""
-    return (
-        f"tag:{site.ids.authority},{site.ids.date.isoformat()}:{day.isoformat()}/{item_id}/{kind}"
-    )
+    return f"{id_prefix(site)}{day.isoformat()}/{item_id}/{kind}"
 
 
 def first_clause(text: str) -> str:

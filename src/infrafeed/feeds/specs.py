@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..source.models import Site
 from ..source.urls import absolute
-from .items import Item
+from .items import Item, id_prefix
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def document_url(site: Site, fmt: Format, folder: str) -> str:
 
 
 def feed_specs(site: Site) -> tuple[FeedSpec, ...]:
-    tag = f"tag:{site.ids.authority},{site.ids.date.isoformat()}:feed"
+    tag = f"{id_prefix(site)}feed"
     specs = []
     if site.feeds.all:
         specs.append(
