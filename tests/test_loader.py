@@ -282,6 +282,23 @@ def test_a_look_alike_letter_is_named(small_site: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("kind", "why"),
+    [
+        ("kind = \u201cnew\u201d", "Invalid value (the value holds '\u201c', LEFT DOUBLE "),
+        ('kind =\u00a0"new"', "Invalid value (the value holds '\u00a0', NO-BREAK SPACE "),
+        ('kind\u00a0= "new"', "Expected '=' after a key in a key/value pair (a key holds '\u00a0'"),
+    ],
+)
+def test_typographic_quotes_and_no_break_spaces_are_named(
+    small_site: Path, kind: str, why: str
+) -> None:
+    """What an editor's autocorrect writes: the line was "Invalid value", nothing more."""
+    path = write_release(small_site, GOOD_RELEASE.replace('kind = "new"', kind))
+    [message] = problems(small_site)
+    assert message.startswith(f"{path}:4: (toml): not valid TOML: {why}")
+
+
+@pytest.mark.parametrize(
     ("line", "message"),
     [
         ('extra = "\\e"', "Unescaped '\\' in a string"),

@@ -188,8 +188,10 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
     except tomli.TOMLDecodeError as exc:
         line = _TOML_LINE.search(str(exc))
         why = f"not valid TOML: {_TOML_LINE.sub('', str(exc)).strip()}"
-        if line and (key := text.split("\n")[int(line.group(1)) - 1].partition("=")[0].strip()):
-            why += _foreign(key, "a key")  # "tіtle" with a Cyrillic "і" reads as no key at all
+        if line:  # "tіtle" (a Cyrillic "і"), "title\u00a0=" or “x” read as no key or value
+            key, equals, value = text.split("\n")[int(line.group(1)) - 1].partition("=")
+            value = value.lstrip(" \t")[:1] if equals else ""
+            why += _foreign(key.strip(" \t"), "a key") or _foreign(value, "the value")
         problems.append(Problem(file.shown, "(toml)", why, int(line.group(1)) if line else None))
     except ValueError:  # an integer of more digits than Python reads (4300)
         where = re.search(r"[0-9_]{4300}", text)
