@@ -264,6 +264,34 @@ def test_not_toml_names_line(small_site: Path) -> None:
     assert problems(small_site) == [f"{path}:4: (toml): not valid TOML: Illegal character '\\n'"]
 
 
+@pytest.mark.parametrize(
+    ("day", "bound"),
+    [
+        ("1900-01-01", "greater than or equal to 1970-01-01"),
+        ("2101-01-01", "less than or equal to 2100-12-31"),
+    ],
+)
+def test_a_release_date_out_of_range_is_refused(small_site: Path, day: str, bound: str) -> None:
+    """Year 1 passed, and was dated in local mean time (+08:05:43), which no feed format writes."""
+    path = small_site / day[:4] / f"{day}.toml"
+    path.parent.mkdir()
+    path.write_text(GOOD_RELEASE.replace("date = 2026-11-07", f"date = {day}"), encoding="utf-8")
+    assert problems(small_site) == [
+        f"{path.as_posix()}: date: {day} is out of range: input should be {bound}"
+    ]
+
+
+def test_a_true_or_a_date_is_shown_as_toml_writes_it(small_site: Path) -> None:
+    text = GOOD_RELEASE.replace("module = 2", "module = true").replace(
+        'id = "cuda-reduce"', "id = 2026-11-07"
+    )
+    path = write_release(small_site, text)
+    assert problems(small_site) == [
+        f"{path}: groups[1].articles[1].id: must be text in quotes, not date 2026-11-07",
+        f"{path}: groups[1].module: must be a whole number without quotes, not true/false true",
+    ]
+
+
 def test_a_look_alike_letter_is_named(small_site: Path) -> None:
     """A Cyrillic letter that looks Latin made a right-looking word wrong, unexplained."""
     path = write_release(small_site, GOOD_RELEASE.replace('kind = "new"', 'kind = "n\u0435w"'))

@@ -252,6 +252,9 @@ def _described(value: object) -> str:
 
 
 def _repr(value: object) -> str:
+    """``value`` as TOML writes it, where that differs from Python (dates, true and false)."""
+    if isinstance(value, bool | dt.date):
+        return str(value).lower()
     try:
         return repr(value)
     except ValueError:  # an integer of more than 4300 digits, read from hexadecimal
