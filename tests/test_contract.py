@@ -442,17 +442,17 @@ def test_a_fresh_clone_guards_what_was_published_and_locked_builds_never_change_
     assert _build(run_cli, entries, tmp_path / "ci", "--locked")[0] == 0
 
 
-def test_a_release_dated_in_local_mean_time_is_read_back(
+def test_a_release_dated_in_local_mean_time_is_refused(
     small_site: Path, tmp_path: Path, run_cli: RunCli
 ) -> None:
-    """Before 1901 a zone's offset has seconds (Asia/Shanghai: +08:05:43): the record kept
-    them, and the next build refused the record it had written as damaged."""
+    """Before 1901 a zone's offset has seconds (Asia/Shanghai: +08:05:43), which neither
+    RFC 822 nor RFC 3339 can write: such a date is refused, before anything is written."""
     (small_site / "1899").mkdir()
     (small_site / "1899" / "1899-12-31.toml").write_text(GOOD.replace("2026-03-09", "1899-12-31"))
-    assert _build(run_cli, small_site, tmp_path / "out")[0] == 0
-    record = (small_site / "published-ids.txt").read_text(encoding="ascii")
-    assert "1899-12-31/bai-moi/new 1899-12-31T12:00:00+08:05:43\n" in record
-    assert _build(run_cli, small_site, tmp_path / "fresh")[0] == 0  # as CI builds, from git
+    code, stdout, stderr = _build(run_cli, small_site, tmp_path / "out")
+    assert (code, stdout) == (1, "")
+    assert "1899-12-31.toml: date: 1899-12-31 is out of range" in stderr
+    assert not (tmp_path / "out").exists() and not (small_site / "published-ids.txt").exists()
 
 
 def test_a_record_with_windows_line_ends_is_told_so(
