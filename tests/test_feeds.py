@@ -296,7 +296,7 @@ def test_items_read_on_their_own_in_the_all_items_feed(shipped_out: Path) -> Non
 
 
 def test_a_note_title_from_the_entries_or_its_first_clause(small_site: Path) -> None:
-    from infrafeed.feeds.items import first_clause
+    from infrafeed.source.inline import first_clause
 
     release = small_site / "2026" / "2026-03-02.toml"
     text = release.read_text(encoding="utf-8")

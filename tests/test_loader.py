@@ -292,6 +292,40 @@ def test_a_true_or_a_date_is_shown_as_toml_writes_it(small_site: Path) -> None:
     ]
 
 
+NOTE = """\
+date = 2026-11-07
+
+[[groups]]
+kind = "improved"
+
+[[groups.notes]]
+id = "html"
+"""
+
+
+@pytest.mark.parametrize(
+    ("fields", "tag"),
+    [
+        ('title = "Ví dụ HTML"\ntext = "Nhúng bằng thẻ `<iframe>` và `<div>` vào trang"', None),
+        ('text = "Thêm ví dụ dài dòng ở đây trước: thẻ `<iframe>` và `<div>` vào trang"', None),
+        ('text = "Thẻ `<iframe>` và `<div>` vào trang hướng dẫn"', "<iframe"),
+    ],
+)
+def test_a_notes_text_may_hold_tags_outside_what_becomes_its_title(
+    small_site: Path, fields: str, tag: str | None
+) -> None:
+    """The whole text was checked, even with a title of its own, and said to become one."""
+    path = write_release(small_site, f"{NOTE}{fields}\n")
+    if tag is None:
+        load(small_site)
+        return
+    assert problems(small_site) == [
+        f"{path}: groups[1].notes[1]: text: '{tag}' looks like an HTML tag, in the first clause, "
+        "which the feeds take for the note's title, plain text: remove the tag, or give the note "
+        "a title"
+    ]
+
+
 def test_a_look_alike_letter_is_named(small_site: Path) -> None:
     """A Cyrillic letter that looks Latin made a right-looking word wrong, unexplained."""
     path = write_release(small_site, GOOD_RELEASE.replace('kind = "new"', 'kind = "n\u0435w"'))

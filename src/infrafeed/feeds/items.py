@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import html
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
@@ -25,10 +24,6 @@ from ..source.urls import absolute
 # sort by date keep the page's order. A second release of the day starts an hour later
 # (so a day holds at most 12: models.MAX_RELEASES_PER_DAY).
 _RELEASE_HOUR = 12
-# A note's title is its first clause: cut after this many characters at the
-# first ": ", "; ", ". ", ", " or " — ", or at a space before _TITLE_MAX.
-_CLAUSE_MIN, _TITLE_MAX = 20, 90
-_CLAUSE_END = re.compile(r"[:;.,]\s| [—–] ")
 
 
 @dataclass(frozen=True)
@@ -61,17 +56,6 @@ def id_prefix(site: Site) -> str:
 def tag_uri(site: Site, day: dt.date, item_id: str, kind: Kind) -> str:
     """The item's permanent id: independent of titles, URLs, modules and the site's location."""
     return f"{id_prefix(site)}{day.isoformat()}/{item_id}/{kind}"
-
-
-def first_clause(text: str) -> str:
-    """``text`` up to its first clause's end, or cut at a word before _TITLE_MAX with "…"."""
-    found = _CLAUSE_END.search(text, _CLAUSE_MIN)
-    if found is not None and found.start() <= _TITLE_MAX:
-        return text[: found.start()]
-    if len(text) <= _TITLE_MAX:
-        return text
-    cut = text.rfind(" ", 0, _TITLE_MAX)
-    return text[: cut if cut > 0 else _TITLE_MAX].rstrip(" ,;:") + "…"
 
 
 class ItemMaker:
@@ -109,7 +93,7 @@ class ItemMaker:
             nodes = inline.parse(change.text)
             text = inline.to_html(nodes, self.url)
             plain = inline.to_text(nodes)
-            heading = change.title or first_clause(plain)
+            heading = change.title or inline.first_clause(plain)
             parts.append(f"<p>{text}</p>")
             shown = None if heading == plain else text  # the whole text, under a shorter title
         else:

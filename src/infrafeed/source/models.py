@@ -136,12 +136,6 @@ def _parses(value: str) -> str:
     return value
 
 
-def _note_text(value: str) -> str:
-    # A note without a title takes its title from this text's first clause.
-    _no_title_markup(inline.to_text(inline.parse(value)))
-    return value
-
-
 def _form(kind: str, pattern: str, max_len: int, wanted: str) -> Callable[[str], str]:
     regex = re.compile(pattern)
 
@@ -224,7 +218,6 @@ Line = Annotated[str, Strict(), AfterValidator(partial(_text, max_len=MAX_LINE, 
 Title = Annotated[Line, AfterValidator(_no_title_markup)]
 MarkdownLine = Annotated[Line, AfterValidator(_parses)]
 MarkdownText = Annotated[str, Strict(), AfterValidator(_text), AfterValidator(_parses)]
-NoteText = Annotated[MarkdownText, AfterValidator(_note_text)]
 Slug = Annotated[str, Strict(), AfterValidator(_slug)]
 ArticleNumber = Annotated[str, Strict(), AfterValidator(_number)]
 Reference = Annotated[str, Strict(), AfterValidator(_reference)]
@@ -280,11 +273,24 @@ class Note(_Model):
     id: Slug
     module: ModuleNumber | None = None
     title: Title | None = None  # for feed readers; by default the text's first clause
-    text: NoteText
+    text: MarkdownText
     summary: MarkdownText | None = None  # what follows " | " on the page
     details: tuple[MarkdownText, ...] = Field(default=(), max_length=50)
     page: Reference | None = None
     table: Table | None = None
+
+    @model_validator(mode="after")
+    def _plain_title(self) -> Note:
+        # Without a title, the feeds take the text's first clause for one: plain text too.
+        clause = "" if self.title else inline.first_clause(inline.to_text(inline.parse(self.text)))
+        if found := _TITLE_MARKUP.search(clause):
+            raise PydanticCustomError(
+                "title_markup",
+                "text: '{tag}' looks like an HTML tag, in the first clause, which the feeds take "
+                "for the note's title, plain text: remove the tag, or give the note a title",
+                {"tag": found.group()},
+            )
+        return self
 
 
 class Group(_Model):
