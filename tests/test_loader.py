@@ -320,7 +320,7 @@ def test_a_notes_text_may_hold_tags_outside_what_becomes_its_title(
         load(small_site)
         return
     assert problems(small_site) == [
-        f"{path}: groups[1].notes[1]: text: '{tag}' looks like an HTML tag, in the first clause, "
+        f"{path}: groups[1].notes[1].text: '{tag}' looks like an HTML tag, in the first clause, "
         "which the feeds take for the note's title, plain text: remove the tag, or give the note "
         "a title"
     ]

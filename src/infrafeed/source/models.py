@@ -21,6 +21,7 @@ from pydantic import (
     Field,
     Strict,
     StrictBool,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -279,18 +280,22 @@ class Note(_Model):
     page: Reference | None = None
     table: Table | None = None
 
-    @model_validator(mode="after")
-    def _plain_title(self) -> Note:
-        # Without a title, the feeds take the text's first clause for one: plain text too.
-        clause = "" if self.title else inline.first_clause(inline.to_text(inline.parse(self.text)))
+    @field_validator("text")
+    @classmethod
+    def _plain_title(cls, text: str, info: ValidationInfo) -> str:
+        # Without a title (a valid one is validated before), the feeds take the text's first
+        # clause for one: plain text too.
+        if info.data.get("title", "") is not None:
+            return text
+        clause = inline.first_clause(inline.to_text(inline.parse(text)))
         if found := _TITLE_MARKUP.search(clause):
             raise PydanticCustomError(
                 "title_markup",
-                "text: '{tag}' looks like an HTML tag, in the first clause, which the feeds take "
-                "for the note's title, plain text: remove the tag, or give the note a title",
+                "'{tag}' looks like an HTML tag, in the first clause, which the feeds take for "
+                "the note's title, plain text: remove the tag, or give the note a title",
                 {"tag": found.group()},
             )
-        return self
+        return text
 
 
 class Group(_Model):
