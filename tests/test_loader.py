@@ -326,6 +326,28 @@ def test_a_notes_text_may_hold_tags_outside_what_becomes_its_title(
     ]
 
 
+def test_a_field_in_the_table_above_its_own_is_told_where_it_belongs(small_site: Path) -> None:
+    """Article fields under [[groups]] got "did you mean 'kind'?"; [[groups.articles]] with no
+    [[groups]] above it, "must be an array, not table"."""
+    text = GOOD_RELEASE.replace("[[groups.articles]]\n", "")
+    path = write_release(small_site, text)
+    assert problems(small_site) == [
+        f"{path}: groups[1].id: unknown field here; it belongs in a [[groups.articles]] or "
+        "[[groups.notes]] table",
+        f"{path}: groups[1].number: unknown field here; it belongs in a [[groups.articles]] table",
+        f"{path}: groups[1].summary: unknown field here; it belongs in a [[groups.articles]] or "
+        "[[groups.notes]] table",
+        f"{path}: groups[1].title: unknown field here; it belongs in a [[groups.articles]] or "
+        "[[groups.notes]] table",
+    ]
+    text = GOOD_RELEASE.replace('[[groups]]\nkind = "new"\nmodule = 2\n', "")
+    path = write_release(small_site, text)
+    assert problems(small_site) == [
+        f"{path}: groups: must be an array of tables, each started by [[groups]], not a table: "
+        "a [[groups.articles]] belongs below one"
+    ]
+
+
 def test_a_look_alike_letter_is_named(small_site: Path) -> None:
     """A Cyrillic letter that looks Latin made a right-looking word wrong, unexplained."""
     path = write_release(small_site, GOOD_RELEASE.replace('kind = "new"', 'kind = "n\u0435w"'))

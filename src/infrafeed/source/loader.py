@@ -267,8 +267,13 @@ def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any
     value = error.get("input")
     if kind == "missing":
         return "is required but missing"
+    path = ".".join(part for part in loc if isinstance(part, str))
     if kind == "extra_forbidden":
         allowed = _fields_at(model, loc[:-1])
+        # An article's field written under [[groups]]: where it belongs, not a look-alike here.
+        if below := [f for f in allowed if loc[-1] in _fields_at(model, (*loc[:-1], f))]:
+            where = " or ".join(_opened(model, loc[:-1], f) for f in below)
+            return f"unknown field here; it belongs in a {where} table"
         close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
         hint = f"did you mean '{close[0]}'?" if close else f"allowed: {', '.join(allowed)}"
         return f"unknown field; {hint}"
@@ -285,6 +290,9 @@ def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any
         return f"must be a date without a time of day, e.g. 2026-11-07, not {value.isoformat()}"
     if kind.startswith("date_"):
         return f"must be a date without quotes, e.g. 2026-11-07, not {_described(value)}"
+    if kind in ("tuple_type", "list_type") and isinstance(value, dict) and value:
+        inner = f"a [[{path}.{next(iter(value))}]] belongs below one"  # [[groups.articles]] alone
+        return f"must be an array of tables, each started by [[{path}]], not a table: {inner}"
     if kind in ("tuple_type", "list_type"):
         return f"must be an array, not {_described(value)}"
     if kind in ("model_type", "dict_type", "model_attributes_type"):
@@ -302,12 +310,25 @@ def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any
 
 def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
     """The field names allowed at ``loc`` inside ``model``, for did-you-mean hints."""
+    found = _model_at(model, loc)
+    return sorted(found.model_fields) if found is not None else []
+
+
+def _model_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> Any:
     current: Any = model
     for part in loc:
         if isinstance(part, str):
             field = current.model_fields.get(part) if _is_model(current) else None
             current = None if field is None else _first_model(field.annotation)
-    return sorted(current.model_fields) if _is_model(current) else []
+    return current if _is_model(current) else None
+
+
+def _opened(model: type[BaseModel], loc: tuple[int | str, ...], name: str) -> str:
+    """How TOML opens the table ``name`` at ``loc``: [feeds], [[groups.articles]], [kinds.new]."""
+    path = ".".join([*(part for part in loc if isinstance(part, str)), name])
+    opened = {tuple: "[[{}]]", dict: "[{}.<name>]"}  # an array of tables, a table of tables
+    origin = typing.get_origin(_model_at(model, loc).model_fields[name].annotation)
+    return opened.get(origin, "[{}]").format(path)
 
 
 def _is_model(candidate: Any) -> bool:
