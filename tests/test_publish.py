@@ -590,6 +590,21 @@ def test_changing_ids_after_publishing_is_one_message_about_ids(
     assert build(small_site, "--allow-changes")[0] == 0  # a new start, on purpose
 
 
+def test_moving_a_published_article_to_another_module_says_so(
+    small_site: Path, out: Path, build: Any
+) -> None:
+    """The message said its release had no such change any more, though it had."""
+    build(small_site)
+    edit(small_site / "2026" / "2026-03-05.toml", GEMM, GEMM.replace("chapter = 4", "module = 1"))
+    code, stdout, stderr = build(small_site)
+    assert (code, stdout) == (3, "")
+    assert stderr.splitlines()[0] == (
+        f"feed 'module-cuda': item {TAG}2026-03-05/cuda-gemm/new (dated 2026-03-05T11:59:59+08:00) "
+        "would leave this feed, but not 'all', 'module-prerequisites': its module changed; "
+        "change it back, or confirm that it moves"
+    )
+
+
 def test_inserting_before_published_items_is_refused(
     small_site: Path, out: Path, build: Any
 ) -> None:

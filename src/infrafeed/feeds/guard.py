@@ -56,7 +56,12 @@ def guard(
             continue
         sources = {item.id: item.source for item in items}
         for item_id, date in sorted(old.items()):
-            if item_id not in now:
+            if item_id not in now and (also := _feeds_with(item_id, published)):
+                violations.append(
+                    f"feed '{key}': item {item_id} (dated {date}) would leave this feed, but not "
+                    f"{also}: its module changed; change it back, or confirm that it moves"
+                )
+            elif item_id not in now:
                 violations.append(
                     f"feed '{key}': item {item_id} (dated {date}) would disappear: "
                     f"{_where_it_was(item_id, releases)}; it was removed, or its id, kind "
@@ -72,6 +77,13 @@ def guard(
     if violations and not allow_changes:
         raise GuardError(violations)
     return record
+
+
+def _feeds_with(item_id: str, published: Mapping[str, Sequence[Item]]) -> str:
+    """The feeds that publish ``item_id``, named for a message ("" when none does)."""
+    return ", ".join(
+        f"'{k}'" for k, items in published.items() if any(i.id == item_id for i in items)
+    )
 
 
 def _where_it_was(item_id: str, releases: Sequence[tuple[str, dt.date]]) -> str:
