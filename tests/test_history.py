@@ -1,4 +1,4 @@
-"""RFC 5005: bounded subscription feeds, monthly archives, exactly-once history, closed months."""
+"""RFC 5005: bounded subscription feeds, monthly archives, the whole history, closed months."""
 
 from __future__ import annotations
 
@@ -55,15 +55,23 @@ def links(path: Path) -> tuple[dict[str, str], list[str], set[str]]:
 
 
 def walk(out: Path, subscription: str, base: str = FEEDS_URL) -> list[str]:
-    """Follow prev-archive from a subscription document; every item id met, in order."""
+    """Follow prev-archive from a subscription document; every item id met, in order, once.
+
+    An item of a closed month may be in the subscription document and in its month's archive
+    (RFC 5005 readers merge by id): never in more documents than these two."""
     path = out / subscription
     seen_documents = set()
     ids: list[str] = []
+    first: list[str] = []  # the subscription document's
     while True:
         assert path not in seen_documents, f"{path}: prev-archive loops"
         seen_documents.add(path)
         rels, found, _ = links(path)
-        ids += found
+        if not ids:
+            ids, first = list(found), found
+        else:
+            assert not set(found) & set(ids[len(first) :]), f"{path}: an item of a newer archive"
+            ids += [item for item in found if item not in first]
         if "prev-archive" not in rels:
             return ids
         path = local(out, rels["prev-archive"], base)
@@ -84,9 +92,7 @@ def expected_ids(entries: Path) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("fmt", ["feed.xml", "atom.xml", "feed.json"])
-def test_prev_archive_reaches_every_item_exactly_once(
-    tmp_path: Path, run_cli: RunCli, fmt: str
-) -> None:
+def test_prev_archive_reaches_every_item(tmp_path: Path, run_cli: RunCli, fmt: str) -> None:
     entries = write_site(tmp_path / "entries", max_items=2)
     out = tmp_path / "out"
     build(run_cli, entries, out)
@@ -122,6 +128,22 @@ def test_archives_are_marked_and_linked_both_ways(tmp_path: Path, run_cli: RunCl
                 assert rels["next-archive"] == FEEDS_URL + fmt
     # The open month's two items are all in the subscription document.
     assert len(links(out / "feed.xml")[1]) == 2
+
+
+def test_a_new_month_keeps_the_newest_items_in_the_subscription_document(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """It held only the open month's items: on a month's first release it shrank to that
+    release, so a reader who had not polled since the month before missed its last releases,
+    and a new subscriber got one item."""
+    entries = write_site(tmp_path / "entries", max_items=3)
+    out = tmp_path / "out"
+    add_release(entries, "2026-05-01", 1, 1)
+    build(run_cli, entries, out)
+    for fmt in ("feed.xml", "atom.xml", "feed.json"):
+        current = links(out / fmt)[1]
+        assert current == expected_ids(entries)["all"][:3]
+        assert [item.rsplit(":", 1)[1][:7] for item in current] == ["2026-05", "2026-04", "2026-04"]
 
 
 def test_a_feed_that_fits_is_complete(tmp_path: Path, run_cli: RunCli) -> None:
@@ -210,11 +232,11 @@ def test_an_item_moving_into_an_archive_is_not_a_drop(tmp_path: Path, run_cli: R
 
 
 @pytest.mark.parametrize("fresh", [False, True], ids=["output", "fresh-clone"])
-def test_a_release_backdated_into_a_closed_month_is_refused(
+def test_a_release_backdated_behind_the_subscription_document_is_refused(
     tmp_path: Path, run_cli: RunCli, fresh: bool
 ) -> None:
-    """fresh-clone: CI has entries/published-ids.txt but no output folder, whose manifest
-    alone said which feeds had archives: the release passed, into an archive nobody reads."""
+    """Its items would be only in an archive, which readers do not fetch. fresh-clone: CI has
+    entries/published-ids.txt but no output folder."""
     entries = write_site(tmp_path / "entries", max_items=2)
     out = tmp_path / "out"
     build(run_cli, entries, out)
@@ -227,12 +249,29 @@ def test_a_release_backdated_into_a_closed_month_is_refused(
     assert (
         "feed 'all': new item tag:example.org,2026-01-01:2026-02-25/bai-2026-02-25-1/new "
         f"({entries.as_posix()}/2026/2026-02-25.toml groups[1].articles[1]) is dated 2026-02-25, "
-        "in 2026-02, whose archive is closed since the feed has items of 2026-04; readers never "
-        "fetch a closed archive again, so date the release in 2026-04 or later"
+        "behind the newest items, which the subscription document holds: it would be only in an "
+        "archive, which readers do not fetch; date the release later, or raise [feeds] max_items "
+        "or max_bytes"
     ) in err.splitlines()
     assert closed_archives(out) == before
     build(run_cli, entries, out, "--allow-changes")
     assert walk(out, "atom.xml") == expected_ids(entries)["all"]
+
+
+def test_a_release_backdated_into_the_subscription_document_is_published(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """A release forgotten last month, once its month had an archive, was refused, though the
+    subscription document, holding the newest items across months, shows it to every reader."""
+    entries = write_site(tmp_path / "entries", max_items=4)
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    add_release(entries, "2026-04-01", 1, 1)  # the open month, behind none of the four newest
+    add_release(entries, "2026-03-31", 2, 1)  # a closed month, behind three of them
+    build(run_cli, entries, out)
+    current = links(out / "feed.json")[1]
+    assert current == expected_ids(entries)["all"][:4]
+    assert {"2026-04-01", "2026-03-31"} <= {item.rsplit(":", 1)[1][:10] for item in current}
 
 
 def test_an_upgrade_of_infrafeed_leaves_archives_alone(
@@ -255,7 +294,7 @@ def test_an_upgrade_of_infrafeed_leaves_archives_alone(
     max_bytes=st.integers(min_value=4_096, max_value=9_000),
 )
 def test_plan_partitions_any_feed(months: list[int], max_items: int, max_bytes: int) -> None:
-    """Whatever the sizes: every item in exactly one document, in order, within the limits."""
+    """Whatever the sizes: the newest items first, then every item in one archive, in order."""
     import datetime as dt
 
     from infrafeed.feeds.history import plan
@@ -294,26 +333,28 @@ def test_plan_partitions_any_feed(months: list[int], max_items: int, max_bytes: 
         return 1_000 + 700 * len(page.items)
 
     history = plan(site, spec, items, size_of)
-    assert [item for page in history.documents for item in page.items] == items
     current = history.current
     if history.complete:
         assert len(history.documents) == 1 and current.prev_archive is None
+        assert current.items == tuple(items)
         assert len(items) <= max_items and size_of(current) <= max_bytes
         return
-    newest = items[0].released.strftime("%Y-%m")
+    # The subscription document: the newest items, as many as fit, across months.
+    assert current.items == tuple(items[: len(current.items)]) and len(current.items) < len(items)
     assert 1 <= len(current.items) <= max_items
     assert len(current.items) == 1 or size_of(current) <= max_bytes
-    assert {month_of(item) for item in current.items} == {newest}
+    # The archives: a month each; the open month's only for what the subscription document has
+    # no room for, every closed month's whole (also what the subscription document holds).
+    newest = month_of(items[0])
+    left = [item for item in items if month_of(item) != newest or item not in current.items]
+    assert [item for page in history.archives for item in page.items] == left
     folders = [page.folder for page in history.archives]
     assert current.prev_archive == folders[0]
-    assert folders[0] == f"archive/{newest}" or len(current.items) == months[-1]
     for index, page in enumerate(history.archives):
         assert page.role == "archive" and all(month_of(i) == page.month for i in page.items)
         assert page.items, "no archive is empty"
         assert page.next_archive == (folders[index - 1] if index else spec.folder)
         assert page.prev_archive == (folders[index + 1] if index + 1 < len(folders) else None)
-        if index:  # a closed month's archive holds the whole month
-            assert len(page.items) == sum(month_of(i) == page.month for i in items)
 
 
 def test_json_pages_name_their_own_url(tmp_path: Path, run_cli: RunCli) -> None:

@@ -137,11 +137,11 @@ def _publish(
     # Not needed by a build with nothing to do, which is over before these load.
     from .cache import ReleaseCache
     from .changelog.page import assemble_page
-    from .feeds.guard import guard, had_archives
+    from .feeds.guard import guard
     from .feeds.items import id_prefix
     from .feeds.specs import feed_specs, select_all
     from .publish.tree import Tree
-    from .render.documents import render_all
+    from .render.documents import plan_all, render_all
     from .source.loader import site_of, validate
 
     problems = [Problem(where, "(file)", why) for where, why in snapshot.problems]
@@ -163,18 +163,15 @@ def _publish(
     for key, known in parse_ids(committed.data if committed else None, record_path).items():
         memory[key] = {**memory.get(key, {}), **known}
     dated = [(c.path, c.date) for c in releases]
-    # Archived: by the last build's output or, where there is none (a fresh clone), by its items.
-    archived = {
-        spec.key
-        for spec in specs
-        if had_archives(spec, previous.files) or len(published[spec.key]) > site.feeds.max_items
-    }
+    parts = {item.id: p for c in releases for item, p in zip(c.items, c.parts, strict=True)}
+    planned = plan_all(site, specs, items, __version__, parts)
+    subscribed = {h.spec.key: {item.id for item in h.current.items} for _, h in planned}
     ids = guard(
         memory,
         published,
         allow_changes=allow_changes,
         releases=dated,
-        archived=archived,
+        subscribed=subscribed,
         minted=id_prefix(site),
     )
     record = ids_bytes(ids)
@@ -186,7 +183,6 @@ def _publish(
                 f"entries are edited and commit {record_path}"
             )
         _write(record_path, record)  # before the output: a record ahead of it only guards more
-    parts = {item.id: p for c in releases for item, p in zip(c.items, c.parts, strict=True)}
 
     tree = Tree(out, previous)
     try:
@@ -196,7 +192,7 @@ def _publish(
             text = assemble_page(site, [c.section for c in releases], oldest)
             if page is None:
                 tree.write(site.page.path, text)
-        for relative, chunks in render_all(site, specs, items, __version__, parts):
+        for relative, chunks in render_all(site, specs, items, __version__, parts, planned):
             tree.write(relative, chunks)
         tree.write(IDS, (record,))
         manifest = Manifest(inputs, {}, published=sha256(record), pending=previous.pending)

@@ -10,9 +10,7 @@ import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
 
 from ..errors import GuardError
-from .history import archive_root, month_of
 from .items import Item
-from .specs import FeedSpec
 
 
 def guard(
@@ -21,15 +19,16 @@ def guard(
     *,
     allow_changes: bool,
     releases: Sequence[tuple[str, dt.date]] = (),
-    archived: Collection[str] = (),
+    subscribed: Mapping[str, Collection[str]] | None = None,
     minted: str = "",
 ) -> dict[str, dict[str, str]]:
     """Refuse to drop or re-date items a feed already published; return the new id record.
 
     A feed that no longer exists is not checked (publishing reports its removal); items past
     ``max_items`` are still selected, not dropped. ``releases`` (each file's path and date) name a
-    vanished item's file. A new item in a closed month of an ``archived`` feed (one that had
-    archives) is refused like a drop: it would rewrite an archive readers never fetch again.
+    vanished item's file. ``subscribed`` holds the ids each feed's subscription document holds:
+    a new item of a feed that published before is refused like a drop when it is not there, as
+    it would be only in an archive, which readers do not fetch.
     ``minted`` starts every id the settings mint now: published ids minted otherwise mean that
     ``[ids]`` changed, which makes every item new again; that alone is said.
     """
@@ -50,8 +49,8 @@ def guard(
         dates |= {item.id: item.published.isoformat() for item in items if item.id not in dates}
         now = record[key] = {item.id: dates[item.id] for item in items}
         old = previous.get(key, {})
-        if key in archived and old:
-            violations += _late(key, items, old)
+        if old and subscribed is not None:
+            violations += _unseen(key, items, old, subscribed[key])
         if old.items() <= now.items():  # the usual case, at C speed: nothing dropped or moved
             continue
         sources = {item.id: item.source for item in items}
@@ -99,20 +98,15 @@ def _where_it_was(item_id: str, releases: Sequence[tuple[str, dt.date]]) -> str:
     return f"{' or '.join(files)} has no '{kind}' change with id = \"{entry_id}\" any more"
 
 
-def had_archives(spec: FeedSpec, published_files: Collection[str]) -> bool:
-    """Whether the previous build published archives of ``spec`` (from its manifest)."""
-    prefix = archive_root(spec) + "/"
-    return any(path.startswith(prefix) for path in published_files)
-
-
-def _late(key: str, items: Sequence[Item], before: Mapping[str, str]) -> list[str]:
-    """New items dated in a month whose archive was closed and published before."""
-    open_month = max(date[:7] for date in before.values())
+def _unseen(
+    key: str, items: Sequence[Item], before: Mapping[str, str], subscribed: Collection[str]
+) -> list[str]:
+    """New items that only an archive would hold: dated behind the newest items."""
     return [
-        f"feed '{key}': new item {item.id} ({item.source}) is dated "
-        f"{item.released.isoformat()}, in {month}, whose archive is closed since the "
-        f"feed has items of {open_month}; readers never fetch a closed archive "
-        f"again, so date the release in {open_month} or later"
+        f"feed '{key}': new item {item.id} ({item.source}) is dated {item.released.isoformat()}, "
+        "behind the newest items, which the subscription document holds: it would be only in "
+        "an archive, which readers do not fetch; date the release later, or raise [feeds] "
+        "max_items or max_bytes"
         for item in items
-        if item.id not in before and (month := month_of(item)) < open_month
+        if item.id not in before and item.id not in subscribed
     ]

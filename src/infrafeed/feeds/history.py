@@ -1,15 +1,17 @@
 """Full history in bounded feeds (RFC 5005): which document of a feed holds which item. Pure.
 
 A feed within ``max_items`` and ``max_bytes`` is one ``complete`` document. A larger one has a
-``current`` subscription document with the newest items of its open (newest) month, at least one,
-and an ``archive`` per month for the rest (``archive/YYYY-MM/``): a closed month's archive holds all
-its month's items; the open month's exists only for items the subscription document has no room for,
-so no archive is empty. Archives chain with ``prev-archive`` (older) and ``next-archive`` (newer);
-the newest archive's ``next-archive`` names the subscription document (RFC 5005 has no archive
-there, and the W3C validator warns about an archive with no archive link). So an archive with a
-newer archive changes only when an entry of its month is edited: it names no hub and no version. The
+``current`` subscription document with its newest items, as many as fit and at least one, whatever
+their month (readers fetch only it: a month's first release must not shrink it to that release),
+and an ``archive`` per month (``archive/YYYY-MM/``): a past month's archive holds all its month's
+items, also those the subscription document holds (readers key items by id); the newest month's
+exists only for items the subscription document has no room for, so no archive is empty. Archives
+chain with ``prev-archive`` (older) and ``next-archive`` (newer); the newest archive's
+``next-archive`` names the subscription document (RFC 5005 has no archive there, and the W3C
+validator warns about an archive with no archive link). So an archive with a newer archive
+changes only when an entry of its month is edited or added: it names no hub and no version. The
 newest one also changes while its month is open, and when a newer one appears. Following
-``prev-archive`` from the subscription document visits every item exactly once.
+``prev-archive`` from the subscription document visits every item.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ class Document:
 class FeedHistory:
     spec: FeedSpec
     documents: tuple[Document, ...]  # the subscription document first, then archives newest first
-    items: tuple[Item, ...]  # the whole feed, newest first: its documents' items in order
+    items: tuple[Item, ...]  # the whole feed, newest first
 
     @property
     def current(self) -> Document:
@@ -89,12 +91,13 @@ def plan(
     newest, root = months[0][1], archive_root(spec)
 
     def current(count: int) -> Document:
-        held = newest[:count]
+        held = everything[:count]
+        # The newest archive: the open month's while it keeps items, else the last closed month's.
         older = f"{root}/{months[0 if count < len(newest) else 1][0]}"
         return Document("current", spec.folder, held, newest_date(site, held), None, older, None)
 
-    # A feed of one month that does not fit archives at least one of its items.
-    upper = min(site.feeds.max_items, len(newest) - (len(months) == 1))
+    # A feed that does not fit archives at least one item.
+    upper = min(site.feeds.max_items, len(everything) - 1)
     if upper < 1:  # a single item larger than max_bytes: nothing to split
         return FeedHistory(spec, (complete,), everything)
     # As many items as fit (sizes grow with the count), at least one.

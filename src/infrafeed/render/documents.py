@@ -13,7 +13,7 @@ from functools import partial
 from itertools import accumulate
 from typing import NamedTuple
 
-from ..feeds.history import Document, Role, plan
+from ..feeds.history import Document, FeedHistory, Role, plan
 from ..feeds.items import Item
 from ..feeds.specs import FORMATS, FeedSpec, Format, document_path, document_url, select_all
 from ..source.models import Site
@@ -82,27 +82,46 @@ class Frame(NamedTuple):
         yield self.tail
 
 
+class Planned(NamedTuple):
+    """One feed, its documents planned (feeds/history.py) by what each weighs in bytes."""
+
+    feed: _Feed
+    history: FeedHistory
+
+
+def plan_all(
+    site: Site,
+    specs: Sequence[FeedSpec],
+    items: Sequence[Item],
+    version: str,
+    parts: Mapping[str, ItemParts],
+) -> list[Planned]:
+    """Each feed's documents: which items the subscription document and each archive hold."""
+    feeds = (_Feed(site, spec, version, select_all(items, spec), parts) for spec in specs)
+    return [Planned(feed, plan(site, feed.spec, feed.items, feed.size_of)) for feed in feeds]
+
+
 def render_all(
     site: Site,
     specs: Sequence[FeedSpec],
     items: Sequence[Item],
     version: str,
     parts: Mapping[str, ItemParts] | None = None,
+    planned: Sequence[Planned] | None = None,
 ) -> Iterator[tuple[str, Iterable[bytes]]]:
-    """Every output file but the changelog page; ``parts``: every item's, or rendered here."""
+    """Every output file but the changelog page; ``parts``: every item's, or rendered here;
+    ``planned``: by plan_all with the same arguments, or planned here."""
     if parts is None:
         parts = {item.id: part for item, part in zip(items, item_parts(site, items), strict=True)}
     from .pages import feed_views, opml_files, render_feeds_json, render_opml, render_pages
 
-    histories = []
-    for spec in specs:
-        feed = _Feed(site, spec, version, select_all(items, spec), parts)
-        history = plan(site, spec, feed.items, feed.size_of)
+    if planned is None:
+        planned = plan_all(site, specs, items, version, parts)
+    for feed, history in planned:
         for document in history.documents:
             for fmt in FORMATS:
                 yield document_path(document.folder, fmt), feed.chunks(document, fmt)
-        histories.append(history)
-    views = feed_views(site, histories)
+    views = feed_views(site, [history for _, history in planned])
     yield from render_pages(site, views, items, parts)
     yield "feeds.json", (render_feeds_json(site, views),)
     for name, chosen in opml_files(views).items():
