@@ -3,15 +3,14 @@
 A feed within ``max_items`` and ``max_bytes`` is one ``complete`` document. A larger one has a
 ``current`` subscription document with its newest items, as many as fit and at least one, whatever
 their month (readers fetch only it: a month's first release must not shrink it to that release),
-and an ``archive`` per month (``archive/YYYY-MM/``): a past month's archive holds all its month's
-items, also those the subscription document holds (readers key items by id); the newest month's
-exists only for items the subscription document has no room for, so no archive is empty. Archives
+and an ``archive`` per month for the rest (``archive/YYYY-MM/``), so no archive is empty. Archives
 chain with ``prev-archive`` (older) and ``next-archive`` (newer); the newest archive's
 ``next-archive`` names the subscription document (RFC 5005 has no archive there, and the W3C
-validator warns about an archive with no archive link). So an archive with a newer archive
-changes only when an entry of its month is edited or added: it names no hub and no version. The
-newest one also changes while its month is open, and when a newer one appears. Following
-``prev-archive`` from the subscription document visits every item.
+validator warns about an archive with no archive link). The newest archive may hold part of its
+month, and grows as new items push the rest out of the subscription document; an archive with a
+newer archive holds its whole month, and changes only when an entry of its month is edited or
+added: it names no hub and no version. Following ``prev-archive`` from the subscription document
+visits every item exactly once.
 """
 
 from __future__ import annotations
@@ -47,7 +46,7 @@ class Document:
 class FeedHistory:
     spec: FeedSpec
     documents: tuple[Document, ...]  # the subscription document first, then archives newest first
-    items: tuple[Item, ...]  # the whole feed, newest first
+    items: tuple[Item, ...]  # the whole feed, newest first: its documents' items in order
 
     @property
     def current(self) -> Document:
@@ -88,12 +87,10 @@ def plan(
     months = [(month, tuple(group)) for month, group in itertools.groupby(everything, key=month_of)]
     if len({month for month, _ in months}) != len(months):
         raise ValueError(f"feed '{spec.key}': items are not in release order")
-    newest, root = months[0][1], archive_root(spec)
+    root, whole = archive_root(spec), dict(months)
 
     def current(count: int) -> Document:
-        held = everything[:count]
-        # The newest archive: the open month's while it keeps items, else the last closed month's.
-        older = f"{root}/{months[0 if count < len(newest) else 1][0]}"
+        held, older = everything[:count], f"{root}/{month_of(everything[count])}"
         return Document("current", spec.folder, held, newest_date(site, held), None, older, None)
 
     # A feed that does not fit archives at least one item.
@@ -105,17 +102,16 @@ def plan(
         range(1, upper + 1), True, key=lambda n: size_of(current(n)) > site.feeds.max_bytes
     )
     count = max(1, fitting)
-    # The open month's archive only when the subscription document leaves it items.
-    kept = [(m, held[count:] if i == 0 else held) for i, (m, held) in enumerate(months)]
-    archives = [(m, held, months[i][1]) for i, (m, held) in enumerate(kept) if held]
-    folders = [f"{root}/{month}" for month, _, _ in archives]
+    # The rest, a month per archive: the newest one may hold only part of its month.
+    archives = [(m, tuple(held)) for m, held in itertools.groupby(everything[count:], month_of)]
+    folders = [f"{root}/{month}" for month, _ in archives]
     documents = [current(count)]
-    for index, (month, held, whole) in enumerate(archives):
+    for index, (month, held) in enumerate(archives):
         older = folders[index + 1] if index + 1 < len(folders) else None
         newer = folders[index - 1] if index > 0 else spec.folder
         # The month's newest date even when the subscription document holds some
         # of its items: an archive's date never depends on the split.
-        updated = newest_date(site, whole)
+        updated = newest_date(site, whole[month])
         documents.append(Document("archive", folders[index], held, updated, month, older, newer))
     return FeedHistory(spec, tuple(documents), everything)
 
