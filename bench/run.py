@@ -80,12 +80,13 @@ def measure(argv: Sequence[str]) -> Run:
     """Run ``argv`` to completion; wall time, peak RSS and bytes written of that process."""
     start = time.perf_counter()
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    assert process.stderr is not None
+    # Read before waiting: a build that says more than a pipe holds would wait for ever.
+    errors = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
-    assert process.stderr is not None
-    errors = process.stderr.read().decode(errors="replace")
-    process.stderr.close()
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} exited {process.returncode}:\n{errors}")
     # ru_maxrss is in KiB on Linux; ru_oublock in 512-byte blocks.
