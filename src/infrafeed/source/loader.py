@@ -231,6 +231,8 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
     """``("groups", 0, "articles", 2, "title")`` -> ``groups[1].articles[3].title``."""
     path = ""
     for part in loc:
+        if part == "[key]":  # pydantic's name for a table's key: the key is the field
+            continue
         path += f"[{part + 1}]" if isinstance(part, int) else ("." if path else "") + part
     return path or "(file)"
 
@@ -303,8 +305,6 @@ def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any
         return str(error["msg"]).replace("Tuple", "the array")
     if kind in ("greater_than_equal", "less_than_equal"):
         return f"{_repr(value) or _HUGE} is out of range: {str(error['msg']).lower()}"
-    if kind == "string_pattern_mismatch":
-        return f"{value!r} has the wrong form ({error['ctx']['pattern']})"
     return str(error["msg"]).removeprefix("Value error, ")
 
 

@@ -165,6 +165,19 @@ _number = _form(
     'an article number: write it as printed, e.g. "6.1" or "12"',
 )
 
+_authority = _form(
+    "authority",
+    r"[a-z0-9.-]+",
+    200,
+    "a domain name you own, in lowercase, e.g. 'caomaolufei.github.io'",
+)
+_language = _form(
+    "language",
+    r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*",
+    35,
+    "a language tag (BCP 47): e.g. 'vi', 'en' or 'zh-CN'",
+)
+
 # Plain Markdown only (MDX refuses the HTML comments the page carries); no segment
 # starts with a dot, so the path can neither climb out nor hide among our own files.
 _page_path = _form(
@@ -230,7 +243,7 @@ ModuleNumber = Annotated[int, Strict(), Field(ge=1, le=999)]
 Chapter = Annotated[int, Strict(), Field(ge=1, le=999)]
 # A TOML date: not text, a number or a date-time. From 1970: for earlier dates the time zone data
 # gives local mean time, an offset in seconds that neither RFC 822 nor RFC 3339 can write.
-Day = Annotated[dt.date, Strict(), Field(ge=dt.date(1970, 1, 1), le=dt.date(2100, 12, 31))]
+Day = Annotated[dt.date, Strict(), Field(ge=dt.date(1970, 1, 1))]
 
 
 class _Model(BaseModel):
@@ -367,7 +380,7 @@ class Module(_Model):
 class Ids(_Model):
     """What item ids are minted from (RFC 4151 tag URIs). Set once; never change."""
 
-    authority: Annotated[str, Strict(), Field(pattern=r"^[a-z0-9.\-]+$", max_length=200)]
+    authority: Annotated[str, Strict(), AfterValidator(_authority)]
     date: Day
 
 
@@ -473,7 +486,7 @@ class Site(_Model):
 
     title: Title
     description: Line
-    language: Annotated[str, Strict(), Field(pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")]
+    language: Annotated[str, Strict(), AfterValidator(_language)]
     timezone: TimeZone
     url: BaseUrl
     changelog: BaseUrl
