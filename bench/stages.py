@@ -34,6 +34,7 @@ STAGES = [
     ("infrafeed.render.documents", "item_parts"),
     ("infrafeed.changelog.page", "release_section"),
     ("infrafeed.cache", "ReleaseCache.finish"),
+    ("infrafeed.render.documents", "plan_all"),
     ("infrafeed.feeds.guard", "guard"),
     ("infrafeed.changelog.page", "assemble_page"),
     ("infrafeed.publish.tree", "Tree.write"),
