@@ -243,9 +243,9 @@ def test_a_release_backdated_behind_the_subscription_document_is_refused(
     assert (
         "feed 'all': new item tag:example.org,2026-01-01:2026-02-25/bai-2026-02-25-1/new "
         f"({entries.as_posix()}/2026/2026-02-25.toml groups[1].articles[1]) is dated 2026-02-25, "
-        "behind the newest items, which the subscription document holds: it would be only in an "
-        "archive, which readers do not fetch; date the release later, or raise [feeds] max_items "
-        "or max_bytes"
+        "before items the feed has published and behind the newest items, which the "
+        "subscription document holds: it would be only in an archive, which readers do not "
+        "fetch; date the release later, or raise [feeds] max_items or max_bytes"
     ) in err.splitlines()
     assert closed_archives(out) == before
     build(run_cli, entries, out, "--allow-changes")
@@ -266,6 +266,22 @@ def test_a_release_backdated_into_the_subscription_document_is_published(
     current = links(out / "feed.json")[1]
     assert current == expected_ids(entries)["all"][:4]
     assert {"2026-04-01", "2026-03-31"} <= {item.rsplit(":", 1)[1][:10] for item in current}
+
+
+def test_more_new_items_at_once_than_the_subscription_document_holds_are_published(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """The newest release, or several pulled at once, with more items than fit: those that do not
+    fit were refused as "behind the newest items", and "date the release later" could not be done.
+    They go to the archive, as they would a build at a time."""
+    entries = write_site(tmp_path / "entries", max_items=2)
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    add_release(entries, "2026-04-20", 1, 2)
+    add_release(entries, "2026-05-04", 2, 3)  # five new items, the newest there are
+    build(run_cli, entries, out)
+    assert walk(out, "feed.json") == expected_ids(entries)["all"]
+    assert links(out / "feed.json")[1] == expected_ids(entries)["all"][:2]
 
 
 def test_an_upgrade_of_infrafeed_leaves_archives_alone(

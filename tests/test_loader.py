@@ -264,14 +264,27 @@ def test_not_toml_names_line(small_site: Path) -> None:
     assert problems(small_site) == [f"{path}:4: (toml): not valid TOML: Illegal character '\\n'"]
 
 
-@pytest.mark.parametrize(("day", "bound"), [("1900-01-01", "greater than or equal to 1970-01-01")])
-def test_a_release_date_out_of_range_is_refused(small_site: Path, day: str, bound: str) -> None:
-    """Year 1 passed, and was dated in local mean time (+08:05:43), which no feed format writes."""
+@pytest.mark.parametrize(
+    ("zone", "day", "offset"),
+    [
+        ("Asia/Shanghai", "1900-01-01", "+08:05:43"),
+        ("Africa/Monrovia", "1971-01-01", "-00:44:30"),
+    ],
+)
+def test_a_release_dated_in_local_mean_time_is_refused(
+    small_site: Path, zone: str, day: str, offset: str
+) -> None:
+    """Year 1 passed, dated +08:05:43, which neither RFC 822 nor RFC 3339 can write; a bound at
+    1970 did not do, as Monrovia kept local mean time until 1972."""
+    site = small_site / "site.toml"
+    text = site.read_text(encoding="utf-8").replace('"Asia/Shanghai"', f'"{zone}"', 1)
+    site.write_text(text, encoding="utf-8")
     path = small_site / day[:4] / f"{day}.toml"
     path.parent.mkdir()
     path.write_text(GOOD_RELEASE.replace("date = 2026-11-07", f"date = {day}"), encoding="utf-8")
     assert problems(small_site) == [
-        f"{path.as_posix()}: date: {day} is out of range: input should be {bound}"
+        f"{path.as_posix()}: date: is {day}, when {zone} kept local mean time ({offset}), an "
+        "offset in seconds that neither RFC 822 nor RFC 3339 can write; date the release later"
     ]
 
 
@@ -340,6 +353,13 @@ def test_a_field_in_the_table_above_its_own_is_told_where_it_belongs(small_site:
         f"{path}: groups: must be an array of tables, each started by [[groups]], not a table: "
         "a [[groups.articles]] belongs below one"
     ]
+
+
+def test_a_single_table_for_an_array_is_not_given_a_made_up_table(small_site: Path) -> None:
+    """[groups] for [[groups]] was told "a [[groups.kind]] belongs below one"."""
+    path = write_release(small_site, 'date = 2026-11-07\n\n[groups]\nkind = "new"\n')
+    [message] = problems(small_site)
+    assert message.startswith(f"{path}: groups: must be an array, not table")
 
 
 def test_a_look_alike_letter_is_named(small_site: Path) -> None:

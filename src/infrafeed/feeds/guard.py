@@ -101,12 +101,15 @@ def _where_it_was(item_id: str, releases: Sequence[tuple[str, dt.date]]) -> str:
 def _unseen(
     key: str, items: Sequence[Item], before: Mapping[str, str], subscribed: Collection[str]
 ) -> list[str]:
-    """New items that only an archive would hold: dated behind the newest items."""
+    """New items that only an archive would hold, dated before what the feed published: those
+    dated after it are there only because more came at once than the document holds."""
+    unseen = [item for item in items if item.id not in subscribed and item.id not in before]
+    newest = max(map(dt.datetime.fromisoformat, before.values())) if unseen else None
     return [
         f"feed '{key}': new item {item.id} ({item.source}) is dated {item.released.isoformat()}, "
-        "behind the newest items, which the subscription document holds: it would be only in "
-        "an archive, which readers do not fetch; date the release later, or raise [feeds] "
-        "max_items or max_bytes"
-        for item in items
-        if item.id not in before and item.id not in subscribed
+        "before items the feed has published and behind the newest items, which the "
+        "subscription document holds: it would be only in an archive, which readers do not "
+        "fetch; date the release later, or raise [feeds] max_items or max_bytes"
+        for item in unseen
+        if newest is not None and item.published < newest
     ]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from re import Match
 from typing import Any, TypeVar
+from zoneinfo import ZoneInfo
 
 import tomli
 from pydantic import BaseModel, ValidationError
@@ -155,7 +156,22 @@ def _release(
     rf = ReleaseFile(name, int(named.group(2) or 1), release)
     if site is not None:  # unknown modules do not drop the release: its ids are still checked
         problems.extend(_check_modules(site, rf))
+        if seconds := _offset_seconds(site, rf):
+            why = (
+                f"is {rf.date}, when {site.timezone} kept local mean time ({seconds}), an offset "
+                "in seconds that neither RFC 822 nor RFC 3339 can write; date the release later"
+            )
+            problems.append(Problem(name, "date", why))
     return rf
+
+
+def _offset_seconds(site: Site, rf: ReleaseFile) -> str:
+    """The site's UTC offset when ``rf``'s items are dated, where it has seconds (before
+    standard time), else "". The hours are feeds/items.py's: noon, plus one per sequence."""
+    noon = dt.datetime.combine(rf.date, dt.time(12), ZoneInfo(site.timezone))
+    at = noon + dt.timedelta(hours=rf.sequence - 1)
+    offset = at.utcoffset() or dt.timedelta()
+    return at.isoformat()[19:] if offset % dt.timedelta(minutes=1) else ""  # "+08:05:43"
 
 
 def _changelog(
@@ -292,8 +308,10 @@ def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any
         return f"must be a date without a time of day, e.g. 2026-11-07, not {value.isoformat()}"
     if kind.startswith("date_"):
         return f"must be a date without quotes, e.g. 2026-11-07, not {_described(value)}"
-    if kind in ("tuple_type", "list_type") and isinstance(value, dict) and value:
-        inner = f"a [[{path}.{next(iter(value))}]] belongs below one"  # [[groups.articles]] alone
+    # [[groups.articles]] with no [[groups]] above it makes "groups" a table of that array.
+    below = [k for k, v in value.items() if isinstance(v, list)] if isinstance(value, dict) else []
+    if kind in ("tuple_type", "list_type") and below:
+        inner = f"a [[{path}.{below[0]}]] belongs below one"
         return f"must be an array of tables, each started by [[{path}]], not a table: {inner}"
     if kind in ("tuple_type", "list_type"):
         return f"must be an array, not {_described(value)}"

@@ -241,9 +241,7 @@ TimeZone = Annotated[str, Strict(), AfterValidator(_timezone)]
 PagePath = Annotated[str, Strict(), AfterValidator(_page_path)]
 ModuleNumber = Annotated[int, Strict(), Field(ge=1, le=999)]
 Chapter = Annotated[int, Strict(), Field(ge=1, le=999)]
-# A TOML date: not text, a number or a date-time. From 1970: for earlier dates the time zone data
-# gives local mean time, an offset in seconds that neither RFC 822 nor RFC 3339 can write.
-Day = Annotated[dt.date, Strict(), Field(ge=dt.date(1970, 1, 1))]
+Day = Annotated[dt.date, Strict()]  # a TOML date: not text, a number or a date-time
 
 
 class _Model(BaseModel):
