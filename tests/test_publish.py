@@ -69,9 +69,7 @@ def report(
     if written:
         lines.append(f"wrote {files(written)}: {', '.join(written)}")
     if removed:
-        lines.append(
-            f"removed {files(removed)} of feeds no longer configured: {', '.join(removed)}"
-        )
+        lines.append(f"removed {files(removed)} infrafeed no longer makes: {', '.join(removed)}")
     if unchanged or not (written or removed):
         lines.append(f"unchanged: {files(unchanged)}")
     return "".join(f"{line}\n" for line in lines)
@@ -357,9 +355,7 @@ def test_removed_module_loses_its_feed_files(
     assert (code, stderr) == (0, "")
     assert stdout == report(before, owned_before, tree(out), owned(out))
     extra = sorted(n for n in owned_before if n.startswith("modules/extra/"))
-    assert f"removed {len(extra)} files of feeds no longer configured: {', '.join(extra)}\n" in (
-        stdout
-    )
+    assert f"removed {len(extra)} files infrafeed no longer makes: {', '.join(extra)}\n" in (stdout)
     assert set(EXTRA_FEEDS) <= set(extra)
     assert not (out / "modules" / "extra").exists()
     assert_feeds_valid(out)

@@ -213,7 +213,7 @@ def build(entries: Path, cache: Path | None, no_cache: bool, quiet: bool, **opti
     lines = [
         f"wrote {count(len(report.written), 'file')}: {', '.join(report.written)}"
         if report.written else "",
-        f"removed {count(len(report.removed), 'file')} of feeds no longer configured: "
+        f"removed {count(len(report.removed), 'file')} infrafeed no longer makes: "
         f"{', '.join(report.removed)}" if report.removed else "",
         f"unchanged: {count(len(report.unchanged), 'file')}"
         if report.unchanged or not (report.written or report.removed) else "",
