@@ -47,25 +47,25 @@ def guard(
     dates: dict[str, str] = {}  # an item is in several feeds: its date is written once
     for key, items in published.items():
         dates |= {item.id: item.published.isoformat() for item in items if item.id not in dates}
-        now = record[key] = {item.id: dates[item.id] for item in items}
-        old = previous.get(key, {})
+        record[key] = {item.id: dates[item.id] for item in items}
+    for key, items in published.items():  # every feed's record first: an item may move feeds
+        now, old = record[key], previous.get(key, {})
         if old and subscribed is not None:
             violations += _unseen(key, items, old, subscribed[key])
         if old.items() <= now.items():  # the usual case, at C speed: nothing dropped or moved
             continue
         sources = {item.id: item.source for item in items}
         for item_id, date in sorted(old.items()):
-            if item_id not in now and (also := _feeds_with(item_id, published)):
-                violations.append(
-                    f"feed '{key}': item {item_id} (dated {date}) would leave this feed, but not "
-                    f"{also}: its module changed; change it back, or confirm that it moves"
+            if item_id not in now:
+                also = ", ".join(f"'{k}'" for k, ids in record.items() if item_id in ids)
+                why = (
+                    f"would leave this feed, but not {also}: its module changed; change it "
+                    "back, or confirm that it moves"
+                    if also
+                    else f"would disappear: {_where_it_was(item_id, releases)}; it was removed, "
+                    "or its id, kind or module changed"
                 )
-            elif item_id not in now:
-                violations.append(
-                    f"feed '{key}': item {item_id} (dated {date}) would disappear: "
-                    f"{_where_it_was(item_id, releases)}; it was removed, or its id, kind "
-                    "or module changed"
-                )
+                violations.append(f"feed '{key}': item {item_id} (dated {date}) {why}")
             elif now[item_id] != date:
                 violations.append(
                     f"feed '{key}': item {item_id} ({sources[item_id]}) would change its date "
@@ -76,13 +76,6 @@ def guard(
     if violations and not allow_changes:
         raise GuardError(violations)
     return record
-
-
-def _feeds_with(item_id: str, published: Mapping[str, Sequence[Item]]) -> str:
-    """The feeds that publish ``item_id``, named for a message ("" when none does)."""
-    return ", ".join(
-        f"'{k}'" for k, items in published.items() if any(i.id == item_id for i in items)
-    )
 
 
 def _where_it_was(item_id: str, releases: Sequence[tuple[str, dt.date]]) -> str:

@@ -118,13 +118,15 @@ _TITLE_MARKUP = re.compile(
 )
 
 
-def _no_title_markup(value: str) -> str:
+def _no_title_markup(
+    value: str,
+    why: str = "; this text becomes a title in the feeds, which is plain text: remove the tag",
+) -> str:
     if found := _TITLE_MARKUP.search(value):
         raise PydanticCustomError(
             "title_markup",
-            "'{tag}' looks like an HTML tag; this text becomes a title in the feeds, "
-            "which is plain text: remove the tag",
-            {"tag": found.group()},
+            "'{tag}' looks like an HTML tag{why}",
+            {"tag": found.group(), "why": why},
         )
     return value
 
@@ -299,13 +301,8 @@ class Note(_Model):
         if info.data.get("title", "") is not None:
             return text
         clause = inline.first_clause(inline.to_text(inline.parse(text)))
-        if found := _TITLE_MARKUP.search(clause):
-            raise PydanticCustomError(
-                "title_markup",
-                "'{tag}' looks like an HTML tag, in the first clause, which the feeds take for "
-                "the note's title, plain text: remove the tag, or give the note a title",
-                {"tag": found.group()},
-            )
+        why = ", in the first clause, which the feeds take for the note's title, plain text: "
+        _no_title_markup(clause, why + "remove the tag, or give the note a title")
         return text
 
 
