@@ -287,7 +287,7 @@ def test_a_file_not_infrafeeds_is_never_written_over(
 
     set_feeds(small_site / "site.toml", modules=False)
     (out / "modules/cuda/feed.xml").write_text("edited", encoding="utf-8")
-    code, _, stderr = build(small_site)
+    code, _, stderr = build(small_site, "--allow-changes")
     assert code == 0 and "left modules/cuda/feed.xml in place" in stderr
     set_feeds(small_site / "site.toml", modules=True)
     code, _, stderr = build(small_site)
@@ -306,7 +306,7 @@ def test_files_infrafeed_did_not_write_survive_everything(
 
     # Module feeds switched off: their files go, and only files infrafeed wrote.
     set_feeds(small_site / "site.toml", modules=False)
-    code, stdout, stderr = build(small_site)
+    code, stdout, stderr = build(small_site, "--allow-changes")
     assert (code, stderr) == (0, "")
     assert stdout == report(before, all_files, tree(out), owned(out))
     gone = all_files - owned(out)
@@ -500,7 +500,7 @@ def test_a_fallback_publish_into_a_folder_named_in_any_bytes(
     args = ("build", "--no-cache", "--entries", str(small_site), "--out", str(out))
     assert run_cli(*args)[0] == 0
     set_feeds(small_site / "site.toml", modules=False)
-    assert run_cli(*args)[0] == 0
+    assert run_cli(*args, "--allow-changes")[0] == 0
     assert leftovers(out) == [] and not (out / "modules").exists()
 
 
@@ -584,6 +584,46 @@ def test_changing_ids_after_publishing_is_one_message_about_ids(
     )
     assert tree(out) == before
     assert build(small_site, "--allow-changes")[0] == 0  # a new start, on purpose
+
+
+@pytest.mark.parametrize(
+    ("change", "gone"),
+    [
+        ({}, ["module-cuda"]),  # its slug renamed
+        ({"modules": False}, ["module-cuda", "module-prerequisites"]),
+        ({"all": False}, ["all"]),
+    ],
+)
+def test_a_published_feed_that_would_no_longer_be_made_is_refused_then_confirmed(
+    small_site: Path, out: Path, build: Any, change: dict[str, bool], gone: list[str]
+) -> None:
+    """A renamed module or a feed turned off took its subscribers' feed away without a word."""
+    build(small_site)
+    before, published = tree(out), read_ids(out)
+    if change:
+        set_feeds(small_site / "site.toml", **change)
+    else:
+        edit(small_site / "site.toml", 'slug = "cuda"', 'slug = "cuda-programming"')
+    code, stdout, stderr = build(small_site)
+    assert (code, stdout, stderr.splitlines()) == (
+        3,
+        "",
+        [
+            f"feed '{key}' published {len(published[key])} items and would no longer be made: its "
+            "subscribers would find it gone (a module's slug changed, the module went, or [feeds] "
+            "turned it off); restore it, or confirm that it goes"
+            for key in gone
+        ]
+        + [
+            "infrafeed: the build would change items already published; nothing was written. "
+            "If this is intended, run again with --allow-changes."
+        ],
+    )
+    assert tree(out) == before
+    code, stdout, _ = build(small_site, "--allow-changes")
+    assert code == 0 and "removed " in stdout
+    assert not set(gone) & set(read_ids(out))
+    assert build(small_site)[0] == 0  # the new set of feeds is the one now guarded
 
 
 def test_moving_a_published_article_to_another_module_says_so(
@@ -677,7 +717,7 @@ def test_quiet_prints_nothing_on_success(small_site: Path, build: Any) -> None:
     edit(small_site / "2026" / "2026-03-05.toml", "ba cấp", "BA cấp")
     assert build(small_site, "-q") == (0, "", "")  # rewrote some
     set_feeds(small_site / "site.toml", modules=False)
-    assert build(small_site, "-q") == (0, "", "")  # removed some
+    assert build(small_site, "-q", "--allow-changes") == (0, "", "")  # removed some
 
 
 @contextlib.contextmanager

@@ -24,11 +24,12 @@ def guard(
 ) -> dict[str, dict[str, str]]:
     """Refuse to drop or re-date items a feed already published; return the new id record.
 
-    A feed that no longer exists is not checked (publishing reports its removal); items past
-    ``max_items`` are still selected, not dropped. ``releases`` (each file's path and date) name a
-    vanished item's file. ``subscribed`` holds the ids each feed's subscription document holds:
-    a new item of a feed that published before is refused like a drop when it is not there, as
-    it would be only in an archive, which readers do not fetch.
+    A feed that published items and is no longer made is refused as a whole: its subscribers
+    would find it gone. Items past ``max_items`` are still selected, not dropped. ``releases``
+    (each file's path and date) name a vanished item's file. ``subscribed`` holds the ids each
+    feed's subscription document holds: a new item of a feed that published before is refused
+    like a drop when it is not there, as it would be only in an archive, which readers do not
+    fetch.
     ``minted`` starts every id the settings mint now: published ids minted otherwise mean that
     ``[ids]`` changed, which makes every item new again; that alone is said.
     """
@@ -42,7 +43,13 @@ def guard(
                 f"them start '{minted}': {why}; restore authority and date in [ids], set once"
             ]
         )
-    violations: list[str] = []
+    violations = [
+        f"feed '{key}' published {len(ids)} items and would no longer be made: its subscribers "
+        "would find it gone (a module's slug changed, the module went, or [feeds] turned it off); "
+        "restore it, or confirm that it goes"
+        for key, ids in sorted(previous.items())
+        if ids and key not in published
+    ]
     record: dict[str, dict[str, str]] = {}
     dates: dict[str, str] = {}  # an item is in several feeds: its date is written once
     for key, items in published.items():
