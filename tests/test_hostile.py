@@ -241,6 +241,7 @@ def test_what_is_not_a_file_inside_entries_is_refused_not_read(
 
 
 # Site settings: (case, text replaced in site.toml, replacement, field, message)
+PLAIN = "; the feeds carry this text as plain text, as a name or in titles: remove the tag"
 BAD_SETTINGS = [
     ("module slug walking up", 'slug = "cuda"', 'slug = "../../x"',
      "modules[2].slug", f"'../../x' {SLUG}"),
@@ -252,6 +253,16 @@ BAD_SETTINGS = [
      "favicon", f"the 'javascript:' {SCHEME}"),
     ("feeds URL not http", 'url = "https://example.org/guide/feeds/"', 'url = "file:///etc/"',
      "feeds.url", f"the 'file:' {SCHEME}"),
+    # The W3C validator's own code found these in the feeds: an address RSS cannot carry,
+    # and tags in texts the feeds carry as plain text.
+    ("author e-mail not an address", 'email = "author@example.org"', 'email = "Fixture <a@b>"',
+     "author.email", "'Fixture <a@b>' is not an e-mail address: e.g. 'author@example.org'"),
+    ("tag in the author's name", 'name = "Fixture Author"', 'name = "Fixture </b>"',
+     "author.name", f"'</b>' looks like an HTML tag{PLAIN}"),
+    ("tag in the description", 'description = "Nhật ký', 'description = "<script>x</script>',
+     "description", f"'<script' looks like an HTML tag{PLAIN}"),
+    ("tag in a label", "[feeds]", '[labels]\nmodule_short = "<b>M</b>"\n\n[feeds]',
+     "labels.module_short", f"'<b>' looks like an HTML tag{PLAIN}"),
 ]  # fmt: skip
 
 

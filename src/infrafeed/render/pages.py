@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.utils
 import functools
+import html
 import json
 import posixpath
 import xml.etree.ElementTree as ET
@@ -130,20 +131,25 @@ def render_feeds_json(site: Site, views: Sequence[FeedView]) -> bytes:
 
 
 def render_opml(site: Site, title: str, views: Sequence[FeedView]) -> bytes:
-    """OPML 2.0 listing ``views`` by their RSS documents (every reader knows RSS)."""
+    """OPML 2.0 listing ``views`` by their RSS documents (every reader knows RSS).
+
+    OPML's texts may hold HTML, and the W3C validator reads them so: ours are escaped as HTML
+    ("R&D" is "R&amp;D", "vector<float>" no tag), which changes none but those with & or <.
+    """
     root = ET.Element("opml", version="2.0")
     head = ET.SubElement(root, "head")
-    ET.SubElement(head, "title").text = title
+    ET.SubElement(head, "title").text = html.escape(title, quote=False)
     newest = max(view.history.current.updated for view in views)
     ET.SubElement(head, "dateModified").text = email.utils.format_datetime(newest)
-    ET.SubElement(head, "ownerName").text = site.author.name
+    ET.SubElement(head, "ownerName").text = html.escape(site.author.name, quote=False)
     if site.author.url:
         ET.SubElement(head, "ownerId").text = site.author.url
     body = ET.SubElement(root, "body")
     for view in views:
         spec = view.spec
-        attributes = {"type": "rss", "text": spec.title, "title": spec.title}
-        attributes |= {"description": spec.description, "xmlUrl": view.links[0].url}
+        text, description = (html.escape(t, quote=False) for t in (spec.title, spec.description))
+        attributes = {"type": "rss", "text": text, "title": text, "description": description}
+        attributes |= {"xmlUrl": view.links[0].url}
         attributes |= {"htmlUrl": spec.home_url, "language": site.language, "version": "RSS2"}
         ET.SubElement(body, "outline", attributes)
     ET.indent(root, space="  ")

@@ -173,6 +173,12 @@ _authority = _form(
     200,
     "a domain name you own, in lowercase, e.g. 'caomaolufei.github.io'",
 )
+_email = _form(
+    "email",
+    r"[A-Za-z0-9._%+!#$*/=?^`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
+    254,
+    "an e-mail address: e.g. 'author@example.org'",
+)
 _language = _form(
     "language",
     r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*",
@@ -232,6 +238,8 @@ def _timezone(value: str) -> str:
 # Each check runs on what the one before it returned, and only if that one passed.
 Line = Annotated[str, Strict(), AfterValidator(partial(_text, max_len=MAX_LINE, one_line=True))]
 Title = Annotated[Line, AfterValidator(_no_title_markup)]
+_PLAIN = "; the feeds carry this text as plain text, as a name or in titles: remove the tag"
+PlainLine = Annotated[Line, AfterValidator(partial(_no_title_markup, why=_PLAIN))]
 MarkdownLine = Annotated[Line, AfterValidator(_parses)]
 MarkdownText = Annotated[str, Strict(), AfterValidator(_text), AfterValidator(_parses)]
 Slug = Annotated[str, Strict(), AfterValidator(_slug)]
@@ -352,9 +360,9 @@ class Release(_Model):
 
 
 class Author(_Model):
-    name: Line
+    name: PlainLine
     url: AbsoluteUrl | None = None
-    email: Line | None = None
+    email: Annotated[str, Strict(), AfterValidator(_email)] | None = None
 
 
 class KindLabel(_Model):
@@ -369,7 +377,7 @@ class Module(_Model):
     name: Title
     slug: Slug
     section: Slug  # the site's path segment, e.g. "cuda"
-    short: Line | None = None  # before a feed item's title; default: labels.module_short + number
+    short: PlainLine | None = None  # before an item's title; default: labels.module_short + number
 
 
 class Ids(_Model):
@@ -393,9 +401,9 @@ class FeedSettings(_Model):
 class Labels(_Model):
     """Words of the feed items' content, in the site's language."""
 
-    module: Line = "Module"  # a module's label everywhere: "Module 4 · Tối ưu suy luận"
-    module_short: Line = "M"  # "M4 · Mới · 6.1 …": every item's title names its module
-    chapter: Line = "Chương"
+    module: PlainLine = "Module"  # a module's label everywhere: "Module 4 · Tối ưu suy luận"
+    module_short: PlainLine = "M"  # "M4 · Mới · 6.1 …": every item's title names its module
+    chapter: PlainLine = "Chương"
     read_article: Line = "Đọc bài"
     read_changelog: Line = "Xem trong nhật ký cập nhật"
 
@@ -480,7 +488,7 @@ class Site(_Model):
     """The site's settings: entries/site.toml."""
 
     title: Title
-    description: Line
+    description: PlainLine
     language: Annotated[str, Strict(), AfterValidator(_language)]
     timezone: TimeZone
     url: BaseUrl
