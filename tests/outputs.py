@@ -23,6 +23,7 @@ import infrafeed
 from feedcheck import check_tree
 from infrafeed.publish.lock import JOURNAL, NEXT
 from infrafeed.publish.manifest import read_manifest
+from w3c import w3c_tree
 
 FEED_NAMES = ("feed.xml", "atom.xml", "feed.json")
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -101,6 +102,7 @@ def assert_feeds_valid(out: Path) -> None:
     base = json.loads((out / "feed.json").read_bytes())["feed_url"].removesuffix("feed.json")
     problems = {name: found for name, found in check_tree(out, base).items() if found}
     assert problems == {}
+    assert w3c_tree(out, base) == {}  # and the service's own code finds nothing
 
 
 def item_titles(path: Path) -> list[str]:

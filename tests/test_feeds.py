@@ -17,6 +17,7 @@ from infrafeed.build import build
 from infrafeed.feeds.items import build_items
 from infrafeed.source.loader import Changelog, load
 from infrafeed.source.urls import absolute
+from w3c import w3c_tree
 
 SHIPPED_BASE = "https://caomaolufei.github.io/AIInfraGuide/feeds/"
 SMALL_BASE = "https://example.org/guide/feeds/"
@@ -111,12 +112,14 @@ def test_w3c_rules_hold_for_every_shipped_feed(shipped_out: Path) -> None:
     found = check_tree(shipped_out, SHIPPED_BASE)
     assert len(found) == 15
     assert {name: problems for name, problems in found.items() if problems} == {}
+    assert w3c_tree(shipped_out, SHIPPED_BASE) == {}
 
 
 def test_w3c_rules_hold_for_the_fixture_site(small_site: Path, tmp_path: Path) -> None:
     build(small_site, tmp_path / "out")
     found = check_tree(tmp_path / "out", SMALL_BASE)
     assert {name: problems for name, problems in found.items() if problems} == {}
+    assert w3c_tree(tmp_path / "out", SMALL_BASE) == {}
 
 
 def test_feedparser_reads_everything_cleanly(shipped_out: Path) -> None:
@@ -361,6 +364,7 @@ def test_icons_and_item_authors_in_every_format(shipped_out: Path, tmp_path: Pat
         assert icons == by_format[name.rsplit("/", 1)[-1]], name
         assert authors == (with_email if name.endswith("feed.xml") else {"Fixture Author"})
     assert {name: p for name, p in check_tree(out, SMALL_BASE).items() if p} == {}
+    assert w3c_tree(out, SMALL_BASE) == {}
     rss = ET.fromstring((out / "feed.xml").read_bytes()).find("channel")
     assert rss is not None
     image = rss.find("image")

@@ -20,6 +20,7 @@ from infrafeed.feeds.items import build_items
 from infrafeed.feeds.specs import feed_specs, select_all
 from infrafeed.source.loader import load
 from sitebuilder import add_release, write_site
+from w3c import w3c_tree
 
 FEEDS_URL = "https://example.org/guide/feeds/"
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -386,6 +387,7 @@ def test_shipped_archives_are_w3c_clean_and_never_empty(
     base = "https://caomaolufei.github.io/AIInfraGuide/feeds/"
     found = check_tree(out, base)
     assert {name: problems for name, problems in found.items() if problems} == {}
+    assert w3c_tree(out, base) == {}
     archives = sorted(out.rglob("archive/*/feed.json"))
     assert bool(archives) == (max_items < 120)
     for path in archives:

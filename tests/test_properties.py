@@ -28,6 +28,7 @@ from infrafeed.feeds.specs import feed_specs
 from infrafeed.render.documents import render_all
 from infrafeed.render.rss_atom import rfc822
 from infrafeed.source.loader import from_data
+from infrafeed.source.urls import absolute
 from outputs import (
     FEED_NAMES,
     assert_feeds_valid,
@@ -38,6 +39,7 @@ from outputs import (
     unsafe_markup,
 )
 from release_kit import PLACES, RELEASE_NAME, release_text, tables
+from w3c import w3c_problems
 
 # Pieces that have broken feeds somewhere: markup, Markdown, XML-forbidden and
 # invisible characters, surrogates, right-to-left overrides, combining marks.
@@ -114,9 +116,12 @@ def test_any_text_in_any_field_gives_valid_feeds_or_a_clean_error(field: str, va
     event("published")
     items = build_items(changelog)
     for path, chunks in render_all(changelog.site, feed_specs(changelog.site), items, "0"):
+        data = b"".join(chunks)
+        if path in ("feed.xml", "atom.xml", "feeds.opml", "modules.opml"):  # the service's code
+            assert w3c_problems(data, absolute(changelog.site.feeds.url, path)) == [], path
         if path.rsplit("/", 1)[-1] not in FEED_NAMES:
             continue
-        doc = parse_bytes(path, b"".join(chunks))  # well-formed XML, valid UTF-8 JSON
+        doc = parse_bytes(path, data)  # well-formed XML, valid UTF-8 JSON
         for where, fragment in fragments_of(doc, path):
             assert unsafe_markup(fragment) == [], f"{where}: {fragment!r}"
         if field == "title" and path in ("feed.xml", "atom.xml", "feed.json"):
