@@ -11,6 +11,7 @@ request could carry, built through ``main()`` over a good previous build:
 
 from __future__ import annotations
 
+import email.utils
 import json
 import os
 import tomllib
@@ -397,10 +398,14 @@ def test_markup_in_site_settings_is_text(
     text = site.read_text(encoding="utf-8")
     text = text.replace('title = "Fixture Guide"', 'title = "Fixture & <T> ]]> &amp; <float>"')
     text = text.replace('name = "Lập trình CUDA"', 'name = "CUDA kernel<<<g, b>>>"')
+    text = text.replace('name = "Fixture Author"', "name = 'Cao (Lufei) \\ x)'")
     site.write_text(text, encoding="utf-8")
     code, _, stderr = build(run_cli, small_site, published)
     assert (code, stderr) == (0, "")
     assert_feeds_valid(published)
+    # RSS <author> is "e-mail (name)": the name comes back whole, as an RFC 822 comment.
+    author = parse(published / "feed.xml").find("channel/item/author").text
+    assert email.utils.getaddresses([author]) == [("Cao (Lufei) \\ x)", "author@example.org")]
     assert_no_active_markup(published)
     feed = json.loads((published / "modules/cuda/feed.json").read_bytes())
     assert feed["title"] == "Fixture & <T> ]]> &amp; <float> · Module 2 · CUDA kernel<<<g, b>>>"

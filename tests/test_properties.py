@@ -84,7 +84,12 @@ SITE_FIELDS = {
     "module name": _site_setter("modules", 1, "name"),
     "kind label": _site_setter("kinds", "new", "short"),
     "kind heading": _site_setter("kinds", "new", "heading"),
+    "author e-mail": _site_setter("author", "email"),
+    "module short name": _site_setter("modules", 1, "short"),
     "label": _site_setter("labels", "read_article"),
+    "module label": _site_setter("labels", "module"),
+    "module short label": _site_setter("labels", "module_short"),
+    "chapter label": _site_setter("labels", "chapter"),
     "icon": _site_setter("favicon"),
     "logo": _site_setter("logo"),
 }

@@ -43,8 +43,9 @@ VERSION = "9.9"
 # The plain way, the oracle: every entry added to one FeedGenerator and the whole
 # document serialized; the whole JSON Feed dumped at once. It reaches into the
 # renderers' private helpers on purpose: it must build the very same feedgen objects.
-def common_fields(entry: FeedEntry, item: Item, site: Site) -> None:
-    author = {"name": site.author.name, "uri": site.author.url, "email": site.author.email}
+def common_fields(entry: FeedEntry, item: Item, site: Site, *, rss: bool = False) -> None:
+    name = re.sub(r"[\\()]", r"\\\g<0>", site.author.name) if rss else site.author.name
+    author = {"name": name, "uri": site.author.url, "email": site.author.email}
     entry.id(item.id)
     entry.author({key: value for key, value in author.items() if value})
     entry.guid(item.id, permalink=False)
@@ -77,7 +78,7 @@ def whole_rss(doc: Head, items: tuple[Item, ...]) -> bytes:
     fg = rss_atom._feed(doc)
     for item in items:
         entry = fg.add_entry(order="append")
-        common_fields(entry, item, doc.site)
+        common_fields(entry, item, doc.site, rss=True)  # the name in an RFC 822 comment
         entry.description(item.content_html)  # the HTML body, never the plain summary
         entry.pubDate(item.published)
         if not doc.site.author.email:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import re
 from typing import Any
 
 from feedgen.feed import FeedGenerator
@@ -45,6 +46,9 @@ def atom_frame(doc: Head) -> Frame:
     return _frame(_plain(_atom_bytes(_feed(doc), doc)), b"</feed>\n")
 
 
+_COMMENT_SPECIAL = re.compile(r"[\\()]")
+
+
 def item_elements(item: Item, site: Site) -> tuple[bytes, bytes]:
     """The item's RSS ``<item>`` and Atom ``<entry>``, as feedgen and lxml print them in a feed.
 
@@ -56,7 +60,10 @@ def item_elements(item: Item, site: Site) -> tuple[bytes, bytes]:
     rss = [f"    <item>\n      <title>{title}</title>\n      <link>{link}</link>\n"]
     rss.append(f"      <description>{content}</description>\n")
     if author.email:
-        shown = f"{author.email} ({author.name})" if author.name else author.email
+        # The name is an RFC 822 comment: parentheses and backslashes escaped, so that readers
+        # get it back whole ("Cao (Lufei)" came back as "Cao Lufei", and a lone ")" ends it).
+        name = _COMMENT_SPECIAL.sub(r"\\\g<0>", author.name)
+        shown = f"{author.email} ({name})" if author.name else author.email
         rss.append(f"      <author>{_text(shown)}</author>\n")
     rss.append(f'      <guid isPermaLink="false">{id_}</guid>\n')
     rss += [f"      <category>{_text(c)}</category>\n" for c in item.categories]
