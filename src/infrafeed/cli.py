@@ -41,7 +41,7 @@ Exit codes:
   {EXIT_OK}    success (including "unchanged")
   {EXIT_DATA}    invalid entries or settings, or a refused action
   {EXIT_USAGE}    wrong command-line usage
-  {EXIT_GUARD}    the id guard refused to drop or re-date published items
+  {EXIT_GUARD}    the id guard refused to drop or re-date published items or feeds
   {EXIT_LOCKED}    another build holds the output folder's lock
   {EXIT_WRITE}    the output could not be written (disk full, I/O, permissions)
   {EXIT_OUTDATED}    build --locked: published-ids.txt would have to change
@@ -146,7 +146,8 @@ BUILD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any], str]] = [
      "Write the changelog page to FILE (a site's posts folder, outside the entries and the "
      "output) instead of below the output."),
     (("--allow-changes",), {"is_flag": True},
-     "Confirm that items already published may disappear or change their date."),
+     "Confirm that items already published may disappear or change their date, and feeds "
+     "that published may go."),
     (("--locked", "locked_ids"), {"is_flag": True},
      "Refuse to change the entries' published-ids.txt (for CI: the record must be committed "
      "with the entries)."),
