@@ -133,6 +133,25 @@ def test_any_text_in_any_field_gives_valid_feeds_or_a_clean_error(field: str, va
             assert f"M2 · Mới · 5.1 {unicodedata.normalize('NFC', value)}" in titles_of(doc)
 
 
+@settings(max_examples=200, deadline=None)
+@given(address=st.emails())
+def test_an_accepted_e_mail_address_is_one_the_w3c_validator_takes(address: str) -> None:
+    """The author's address goes into RSS <author>; the settings refuse the rare ones it
+    would not take (quoted local parts, IP literals) with a clean error."""
+    try:
+        changelog = _changelog_with("author e-mail", address)
+    except DataError as exc:
+        event("refused")
+        assert [p.field for p in exc.problems] == ["author.email"]
+        return
+    event("accepted")
+    items = build_items(changelog)
+    for path, chunks in render_all(changelog.site, feed_specs(changelog.site), items, "0"):
+        if path == "feed.xml":
+            url = absolute(changelog.site.feeds.url, path)
+            assert w3c_problems(b"".join(chunks), url) == [], address
+
+
 @settings(max_examples=100, deadline=None)
 @given(field=st.sampled_from(sorted(PLACES)), value=TOML_TEXT)
 def test_any_text_in_a_release_file_never_gives_a_traceback(field: str, value: str) -> None:

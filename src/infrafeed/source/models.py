@@ -175,7 +175,7 @@ _authority = _form(
 )
 _email = _form(
     "email",
-    r"[A-Za-z0-9._%+!#$*/=?^`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
+    r"[A-Za-z0-9._%+!#$*/=?^`{|}~-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9][A-Za-z0-9-]*",
     254,
     "an e-mail address: e.g. 'author@example.org'",
 )
