@@ -104,6 +104,9 @@ BAD_VALUES = [
      "must not hold a user name or password (user@host): feeds are public"),
     ("space in a host", "page", "https://ex ample.com/a b",
      "has a host name with characters no host name has: 'ex ample.com'"),
+    # RSS and OPML links are RFC 2396 URIs: the W3C validator refuses "[" and "]".
+    ("IPv6 host", "page", "https://[2001:db8::1]/x",
+     "has an IP address for its host ([2001:db8::1]); use a domain name"),
     # Characters XML 1.0 forbids, anywhere.
     ("bell in a title", "title", "a\u0007b", f"contains the character U+0007, {XML}"),
     ("escape in a summary", "summary", "\u001b[31mred", f"contains the character U+001B, {XML}"),
@@ -116,6 +119,11 @@ BAD_VALUES = [
     ("C1 control in a page", "page", "/guide/a\u0085b",
      f"contains the character U+0085, {CONTROL}"),
     ("vertical tab in a header", "header", "a\u000bb", f"contains the character U+000B, {XML}"),
+    ("mojibake in a title", "title", "CafÃ© Ã©tÃ©",
+     "looks like UTF-8 read as Latin-1 ('CafÃ© Ã©tÃ©' for 'Café été'); write it as meant"),
+    ("replacement character in a title", "title", "T\ufffdi \u01b0u",
+     "contains the character U+FFFD, the replacement character, left where a conversion lost "
+     "one; remove it"),
     # Ids that could make paths: slugs only.
     ("parent folder id", "article_id", "../etc", f"'../etc' {SLUG}"),
     ("slash in an id", "article_id", "a/b", f"'a/b' {SLUG}"),
@@ -262,6 +270,13 @@ BAD_SETTINGS = [
      "author.name", f"'</b>' looks like an HTML tag{PLAIN}"),
     ("tag in the description", 'description = "Nhật ký', 'description = "<script>x</script>',
      "description", f"'<script' looks like an HTML tag{PLAIN}"),
+    ("language with an ISO 639-3 code only", 'language = "vi"', 'language = "yue"',
+     "language", "'yue' does not start with an ISO 639-1 or 639-2 language, which RSS needs "
+     "(the W3C validator refuses others): e.g. 'vi' or 'zh-CN'; for a language with only an "
+     "ISO 639-3 code, write its macrolanguage first, e.g. 'zh-yue'"),
+    ("address in the author's name", 'name = "Fixture Author"',
+     'name = "Fixture Author <a@example.org>"', "author.name",
+     "holds the address '<a@example.org>': put it in [author] email, the name alone here"),
     ("tag in a label", "[feeds]", '[labels]\nmodule_short = "<b>M</b>"\n\n[feeds]',
      "labels.module_short", f"'<b>' looks like an HTML tag{PLAIN}"),
 ]  # fmt: skip
@@ -411,6 +426,31 @@ def test_markup_in_site_settings_is_text(
     assert feed["title"] == "Fixture & <T> ]]> &amp; <float> · Module 2 · CUDA kernel<<<g, b>>>"
     atom = parse(published / "modules/cuda/atom.xml")
     assert atom.find("{*}title").text == feed["title"]
+
+
+def test_settings_the_w3c_validator_found_faults_with_give_clean_feeds(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """Its code found: an offset of +05:45 in RSS and OPML dates ("problematical"), and the
+    author's URL and the hub written as typed (a space or a Vietnamese letter is no URI)."""
+    site = small_site / "site.toml"
+    text = site.read_text(encoding="utf-8").replace('"Asia/Shanghai"', '"Asia/Kathmandu"', 1)
+    text = text.replace('"https://example.org/guide/about"', '"https://example.org/guide/về tôi"')
+    text = text.replace("\n[feeds]\n", '\n[feeds]\nhub = "https://hub.example.org/my hub"\n')
+    site.write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    code, _, stderr = build(run_cli, small_site, out)
+    assert (code, stderr) == (0, "")
+    assert_feeds_valid(out)  # the W3C validator's code included
+    rss, atom = parse(out / "feed.xml"), parse(out / "atom.xml")
+    # The same instant: 13:00 in Kathmandu (+05:45), 07:15 in UTC.
+    assert rss.findtext("channel/item/pubDate") == "Thu, 05 Mar 2026 07:15:00 +0000"
+    assert atom.findtext("{*}entry/{*}updated") == "2026-03-05T13:00:00+05:45"
+    about = "https://example.org/guide/v%E1%BB%81%20t%C3%B4i"
+    assert atom.findtext("{*}author/{*}uri") == about
+    assert json.loads((out / "feed.json").read_bytes())["authors"][0]["url"] == about
+    hubs = {link.get("href") for link in rss.iterfind("channel/{*}link[@rel='hub']")}
+    assert hubs == {"https://hub.example.org/my%20hub"}
 
 
 def test_nfd_and_nfc_spellings_give_identical_bytes(

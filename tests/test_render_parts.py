@@ -80,7 +80,7 @@ def whole_rss(doc: Head, items: tuple[Item, ...]) -> bytes:
         entry = fg.add_entry(order="append")
         common_fields(entry, item, doc.site, rss=True)  # the name in an RFC 822 comment
         entry.description(item.content_html)  # the HTML body, never the plain summary
-        entry.pubDate(item.published)
+        entry.pubDate(rss_atom.rss_moment(item.published))
         if not doc.site.author.email:
             entry.load_extension("dc", atom=False)
             entry.dc.dc_creator(doc.site.author.name)

@@ -209,13 +209,14 @@ def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -
     from .publish.manifest import MANIFEST, manifest_bytes
     from .publish.websub import notify
     from .source.loader import site_of
+    from .source.urls import encoded
 
     # The settings the build read (valid: a build with nothing to do follows a good one).
     site = site_of(settings, [])
     if site is None or site.feeds.hub is None:
         return result._replace(hub=None)
     manifest = read_manifest(out)
-    notifications = notify(site.feeds.hub, manifest.pending, clock=clock)
+    notifications = notify(encoded(site.feeds.hub), manifest.pending, clock=clock)
     pending = tuple(sorted(n.topic for n in notifications if n.error is not None))
     if pending != manifest.pending:
         _write(out / MANIFEST, manifest_bytes(manifest._replace(pending=pending)))

@@ -17,6 +17,7 @@ from ..feeds.history import Document, FeedHistory, Role, plan
 from ..feeds.items import Item
 from ..feeds.specs import FORMATS, FeedSpec, Format, document_path, document_url, select_all
 from ..source.models import Site
+from ..source.urls import encoded
 
 
 class ItemParts(NamedTuple):
@@ -190,5 +191,5 @@ def head(site: Site, spec: FeedSpec, document: Document, fmt: Format, version: s
         current_url=url(spec.folder) if archive else None,
         prev_archive_url=None if document.prev_archive is None else url(document.prev_archive),
         next_archive_url=None if document.next_archive is None else url(document.next_archive),
-        hub=None if archive else site.feeds.hub,
+        hub=None if archive or not site.feeds.hub else encoded(site.feeds.hub),
     )

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..feeds.items import Item
 from ..source.models import Author, Site
-from ..source.urls import absolute
+from ..source.urls import absolute, encoded
 from .documents import Frame, Head
 
 # "items" is the feed's last key: what json.dumps(indent=2) ends a feed with.
@@ -54,7 +54,7 @@ def _authors(author: Author) -> str:
 
 
 def _author(author: Author) -> list[dict[str, str]]:
-    return [{"name": author.name} | ({"url": author.url} if author.url else {})]
+    return [{"name": author.name} | ({"url": encoded(author.url)} if author.url else {})]
 
 
 def _feed(doc: Head) -> dict[str, Any]:

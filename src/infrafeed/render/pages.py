@@ -27,7 +27,8 @@ from ..feeds.history import Document, FeedHistory
 from ..feeds.items import Item
 from ..feeds.specs import FORMATS, FeedSpec, Format, document_path, document_url
 from ..source.models import Module, Site
-from ..source.urls import absolute
+from ..source.urls import absolute, encoded
+from .rss_atom import rss_moment
 
 if TYPE_CHECKING:
     from .documents import ItemParts
@@ -140,10 +141,10 @@ def render_opml(site: Site, title: str, views: Sequence[FeedView]) -> bytes:
     head = ET.SubElement(root, "head")
     ET.SubElement(head, "title").text = html.escape(title, quote=False)
     newest = max(view.history.current.updated for view in views)
-    ET.SubElement(head, "dateModified").text = email.utils.format_datetime(newest)
+    ET.SubElement(head, "dateModified").text = email.utils.format_datetime(rss_moment(newest))
     ET.SubElement(head, "ownerName").text = html.escape(site.author.name, quote=False)
     if site.author.url:
-        ET.SubElement(head, "ownerId").text = site.author.url
+        ET.SubElement(head, "ownerId").text = encoded(site.author.url)
     body = ET.SubElement(root, "body")
     for view in views:
         spec = view.spec

@@ -29,7 +29,7 @@ from feedgen.util import xml_elem
 
 from ..feeds.items import Item
 from ..source.models import Site
-from ..source.urls import absolute
+from ..source.urls import absolute, encoded
 from .documents import Frame, Head
 
 # RFC 5005's namespace: fh:complete and fh:archive, in RSS and Atom alike.
@@ -67,7 +67,7 @@ def item_elements(item: Item, site: Site) -> tuple[bytes, bytes]:
         rss.append(f"      <author>{_text(shown)}</author>\n")
     rss.append(f'      <guid isPermaLink="false">{id_}</guid>\n')
     rss += [f"      <category>{_text(c)}</category>\n" for c in item.categories]
-    rss.append(f"      <pubDate>{rfc822(item.published)}</pubDate>\n")
+    rss.append(f"      <pubDate>{rfc822(rss_moment(item.published))}</pubDate>\n")
     if not author.email:  # where feedgen's dc extension puts it, after pubDate
         rss.append(f"      <dc:creator>{_text(author.name)}</dc:creator>\n")
     rss.append("    </item>\n")
@@ -76,7 +76,8 @@ def item_elements(item: Item, site: Site) -> tuple[bytes, bytes]:
     atom.append(f"    <updated>{updated}</updated>\n")
     if author.name:
         atom.append(f"    <author>\n      <name>{_text(author.name)}</name>\n")
-        for field, value in (("email", author.email), ("uri", author.url)):
+        uri = encoded(author.url) if author.url else None
+        for field, value in (("email", author.email), ("uri", uri)):
             atom += [f"      <{field}>{_text(value)}</{field}>\n"] if value else []
         atom.append("    </author>\n")
     atom.append(f'    <content type="html">{content}</content>\n')
@@ -118,7 +119,7 @@ def _attribute(value: str) -> str:
 
 
 def _rss_bytes(fg: FeedGenerator, doc: Head) -> bytes:
-    fg.lastBuildDate(doc.updated)
+    fg.lastBuildDate(rss_moment(doc.updated))
     fg.docs("https://www.rssboard.org/rss-specification")
     fg.load_extension("dc", atom=False)  # declares dc: for the items' dc:creator
     for image in (doc.site.logo, doc.site.favicon):
@@ -152,7 +153,8 @@ def _feed(doc: Head) -> FeedGenerator:
     fg.subtitle(spec.description)  # RSS <description> and Atom <subtitle>
     fg.language(site.language)  # RSS <language> and Atom xml:lang
     fg.updated(doc.updated)
-    author = {"name": site.author.name, "uri": site.author.url, "email": site.author.email}
+    uri = encoded(site.author.url) if site.author.url else None
+    author = {"name": site.author.name, "uri": uri, "email": site.author.email}
     fg.author({key: value for key, value in author.items() if value})
     if doc.generator_version is None:
         fg.generator("infrafeed")
@@ -196,6 +198,13 @@ class _History:
                 xml_elem(link_tag, parent, href=href, rel=rel, **media)
         if doc.role != "current":
             xml_elem(f"{{{FEED_HISTORY_NS}}}{doc.role}", parent)
+
+
+def rss_moment(moment: dt.datetime) -> dt.datetime:
+    """``moment`` as RSS and OPML dates carry it: in UTC where the site's offset is not a whole
+    or half hour (Nepal's +0545), which the W3C validator takes for a mistake. The same instant."""
+    offset = moment.utcoffset() or dt.timedelta()
+    return moment if not offset % dt.timedelta(minutes=30) else moment.astimezone(dt.UTC)
 
 
 def rfc822(moment: dt.datetime) -> str:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from re import Match
 from typing import Any, TypeVar
-from zoneinfo import ZoneInfo
 
 import tomli
 from pydantic import BaseModel, ValidationError
@@ -156,22 +155,7 @@ def _release(
     rf = ReleaseFile(name, int(named.group(2) or 1), release)
     if site is not None:  # unknown modules do not drop the release: its ids are still checked
         problems.extend(_check_modules(site, rf))
-        if seconds := _offset_seconds(site, rf):
-            why = (
-                f"is {rf.date}, when {site.timezone} kept local mean time ({seconds}), an offset "
-                "in seconds that neither RFC 822 nor RFC 3339 can write; date the release later"
-            )
-            problems.append(Problem(name, "date", why))
     return rf
-
-
-def _offset_seconds(site: Site, rf: ReleaseFile) -> str:
-    """The site's UTC offset when ``rf``'s items are dated, where it has seconds (before
-    standard time), else "". The hours are feeds/items.py's: noon, plus one per sequence."""
-    noon = dt.datetime.combine(rf.date, dt.time(12), ZoneInfo(site.timezone))
-    at = noon + dt.timedelta(hours=rf.sequence - 1)
-    offset = at.utcoffset() or dt.timedelta()
-    return at.isoformat()[19:] if offset % dt.timedelta(minutes=1) else ""  # "+08:05:43"
 
 
 def _changelog(

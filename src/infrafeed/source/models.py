@@ -6,11 +6,13 @@ can carry refused (characters XML 1.0 forbids, empty or overlong text, unsafe li
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
-from functools import partial
+from functools import cache, partial
+from importlib import resources
 from typing import Annotated, Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -45,21 +47,24 @@ def fold_heading(text: str) -> str:
 MAX_LINE = 500  # titles, labels, ids: one line each
 MAX_TEXT = 5_000  # summaries, context lines, notes
 MAX_ITEMS_PER_RELEASE = 3_600  # items of a release are one second apart (feeds/items.py)
+EARLIEST = dt.date(1990, 1, 1)  # a release's date
 MAX_RELEASES_PER_DAY = 12  # the N-th is dated N-1 hours after noon: the 13th, the next day
 
 # XML 1.0 (section 2.2) forbids these; feeds must not carry control characters,
 # which readers do not show, nor the noncharacters XML 1.0 discourages.
 _FORBIDDEN = "\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff"
 _CONTROLS = "\x7f-\x9f"
+_REPLACEMENT = "\ufffd"  # what a broken conversion left; the W3C validator warns of it
 _NONCHARACTERS = "\ufdd0-\ufdef" + "".join(
     f"{chr(p + 0xFFFE)}{chr(p + 0xFFFF)}" for p in range(0x10000, 0x110000, 0x10000)
 )
-_XML_REFUSED = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_NONCHARACTERS}]")
+_XML_REFUSED = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_REPLACEMENT}{_NONCHARACTERS}]")
 # The 32 single characters of the other planes make that class about 15 times
 # slower to search; text with nothing from U+1FFFE up (nearly all) is searched
 # with the BMP part alone, which then finds the same.
-_XML_REFUSED_IN_BMP = re.compile(f"[{_FORBIDDEN}{_CONTROLS}\ufdd0-\ufdef]")
+_XML_REFUSED_IN_BMP = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_REPLACEMENT}\ufdd0-\ufdef]")
 _FROM_U1FFFE = re.compile("[\U0001fffe-\U0010ffff]")
+_MOJIBAKE = re.compile("[\xc2\xc3][\x80-\xbf]")
 _LINE_BREAK = re.compile("[\r\n\t\x85\u2028\u2029]")
 
 
@@ -73,6 +78,8 @@ def _xml_chars(value: str) -> str:
             if re.match(f"[{_FORBIDDEN}]", found)
             else "a control character, which readers do not show"
             if re.match(f"[{_CONTROLS}]", found)
+            else "the replacement character, left where a conversion lost one"
+            if found == _REPLACEMENT
             else "a noncharacter, which XML 1.0 discourages"
         )
         raise PydanticCustomError(
@@ -80,6 +87,14 @@ def _xml_chars(value: str) -> str:
             "contains the character U+{code}, {why}; remove it",
             {"code": f"{ord(found):04X}", "why": why},
         )
+    if _MOJIBAKE.search(value):  # as the W3C validator tells "latin characters double encoded"
+        with contextlib.suppress(UnicodeError):
+            meant = value.encode("latin-1").decode("utf-8")
+            raise PydanticCustomError(
+                "mojibake",
+                "looks like UTF-8 read as Latin-1 ('{value}' for '{meant}'); write it as meant",
+                {"value": value[:60], "meant": meant[:60]},
+            )
     return unicodedata.normalize("NFC", value)
 
 
@@ -185,6 +200,25 @@ _language = _form(
     35,
     "a language tag (BCP 47): e.g. 'vi', 'en' or 'zh-CN'",
 )
+
+
+@cache
+def _iso639() -> frozenset[str]:
+    text = resources.files(__package__).joinpath("languages.txt").read_text(encoding="utf-8")
+    return frozenset(word for line in text.splitlines() if line[:1] != "#" for word in line.split())
+
+
+def _iso_language(value: str) -> str:
+    if value.split("-")[0] not in _iso639():
+        raise PydanticCustomError(
+            "iso639",
+            "'{value}' does not start with an ISO 639-1 or 639-2 language, which RSS needs (the "
+            "W3C validator refuses others): e.g. 'vi' or 'zh-CN'; for a language with only an "
+            "ISO 639-3 code, write its macrolanguage first, e.g. 'zh-yue'",
+            {"value": value},
+        )
+    return value
+
 
 # Plain Markdown only (MDX refuses the HTML comments the page carries); no segment
 # starts with a dot, so the path can neither climb out nor hide among our own files.
@@ -339,6 +373,20 @@ class Release(_Model):
     date: Day
     groups: tuple[Group, ...] = Field(min_length=1)
 
+    @field_validator("date")
+    @classmethod
+    def _plausible(cls, date: dt.date) -> dt.date:
+        # Feed readers and the W3C validator take an earlier date for a mistake; and before 1972
+        # some zones kept local mean time, an offset in seconds no feed's date format can write.
+        if date < EARLIEST:
+            raise PydanticCustomError(
+                "implausible_date",
+                "is {date}, before {earliest}, which feed readers take for a mistake: check the "
+                "year",
+                {"date": date.isoformat(), "earliest": EARLIEST.isoformat()},
+            )
+        return date
+
     @field_validator("groups")
     @classmethod
     def _not_too_many(cls, groups: tuple[Group, ...]) -> tuple[Group, ...]:
@@ -363,6 +411,18 @@ class Author(_Model):
     name: PlainLine
     url: AbsoluteUrl | None = None
     email: Annotated[str, Strict(), AfterValidator(_email)] | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _no_address(cls, name: str) -> str:
+        # "Name <address>" is a mail header's form: in Atom the name is a name alone.
+        if found := re.search(r"<[^<>\s]+@[^<>\s]+>", name):
+            raise PydanticCustomError(
+                "name_address",
+                "holds the address '{address}': put it in [author] email, the name alone here",
+                {"address": found.group()},
+            )
+        return name
 
 
 class KindLabel(_Model):
@@ -489,7 +549,7 @@ class Site(_Model):
 
     title: Title
     description: PlainLine
-    language: Annotated[str, Strict(), AfterValidator(_language)]
+    language: Annotated[str, Strict(), AfterValidator(_language), AfterValidator(_iso_language)]
     timezone: TimeZone
     url: BaseUrl
     changelog: BaseUrl

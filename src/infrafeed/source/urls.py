@@ -54,7 +54,9 @@ def check_reference(value: str) -> str | None:
             ascii_host = _ascii_host(host)
         except UnicodeError:
             return f"has a host name that cannot be written in ASCII (IDNA): '{host}'"
-        if not _HOST.fullmatch(ascii_host) and ":" not in host:
+        if ":" in host:  # RSS and OPML links are RFC 2396 URIs, without IPv6 literals
+            return f"has an IP address for its host ([{host}]); use a domain name"
+        if not _HOST.fullmatch(ascii_host):
             return f"has a host name with characters no host name has: '{host}'"
         return None
     if value.startswith("//"):
@@ -71,9 +73,12 @@ def absolute(base: str, reference: str) -> str:
 
     As on the site's pages: ``cuda/x`` below the site, ``/AIInfraGuide/x`` against its origin.
     """
-    if not base.endswith("/"):
-        base += "/"
-    parts = urlsplit(urljoin(base, reference))
+    return encoded(urljoin(base if base.endswith("/") else base + "/", reference))
+
+
+def encoded(url: str) -> str:
+    """The absolute IRI ``url`` as a URI: percent-encoded, its host in ASCII."""
+    parts = urlsplit(url)
     host = _ascii_host(parts.hostname or "")
     host = f"[{host}]" if ":" in host else host  # an IPv6 address keeps its brackets
     netloc = host if parts.port is None else f"{host}:{parts.port}"
