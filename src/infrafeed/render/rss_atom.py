@@ -20,6 +20,7 @@ warns of a title that shows "std::vector<float>" or "&amp;" written otherwise.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import html
 import re
 from typing import Any
@@ -28,7 +29,7 @@ from feedgen.feed import FeedGenerator
 from feedgen.util import xml_elem
 
 from ..feeds.items import Item
-from ..source.models import Site
+from ..source.models import Author, Site
 from ..source.urls import absolute, encoded
 from .documents import Frame, Head
 
@@ -49,37 +50,48 @@ def atom_frame(doc: Head) -> Frame:
 _COMMENT_SPECIAL = re.compile(r"[\\()]")
 
 
+@functools.cache
+def _author(author: Author) -> tuple[str, str, str]:
+    """The site's author as every item prints it: RSS ``<author>`` (an address) or else
+    ``dc:creator``, and Atom's ``<author>``. The same for each item: made once."""
+    rss = dc = atom = ""
+    if author.email:
+        # The name is an RFC 822 comment: parentheses and backslashes escaped, so that readers
+        # get it back whole ("Cao (Lufei)" came back as "Cao Lufei", and a lone ")" ends it).
+        name = _COMMENT_SPECIAL.sub(r"\\\g<0>", author.name)
+        shown = f"{author.email} ({name})" if author.name else author.email
+        rss = f"      <author>{_text(shown)}</author>\n"
+    else:
+        dc = f"      <dc:creator>{_text(author.name)}</dc:creator>\n"
+    if author.name:
+        uri = encoded(author.url) if author.url else None
+        fields = [(f, v) for f, v in (("email", author.email), ("uri", uri)) if v]
+        atom = "".join(
+            [f"    <author>\n      <name>{_text(author.name)}</name>\n"]
+            + [f"      <{field}>{_text(value)}</{field}>\n" for field, value in fields]
+            + ["    </author>\n"]
+        )
+    return rss, dc, atom
+
+
 def item_elements(item: Item, site: Site) -> tuple[bytes, bytes]:
     """The item's RSS ``<item>`` and Atom ``<entry>``, as feedgen and lxml print them in a feed.
 
     Not a feedgen entry: it makes and prints an lxml tree per entry, a fifth of a cold build.
     tests/test_render_parts.py holds these to feedgen's own documents, for any item.
     """
-    author, title, link, id_ = site.author, _text(item.title), _text(item.link), _text(item.id)
+    title, link, id_ = _text(item.title), _text(item.link), _text(item.id)
+    rss_author, dc_creator, atom_author = _author(site.author)
     content = _html(item.content_html)
     rss = [f"    <item>\n      <title>{title}</title>\n      <link>{link}</link>\n"]
-    rss.append(f"      <description>{content}</description>\n")
-    if author.email:
-        # The name is an RFC 822 comment: parentheses and backslashes escaped, so that readers
-        # get it back whole ("Cao (Lufei)" came back as "Cao Lufei", and a lone ")" ends it).
-        name = _COMMENT_SPECIAL.sub(r"\\\g<0>", author.name)
-        shown = f"{author.email} ({name})" if author.name else author.email
-        rss.append(f"      <author>{_text(shown)}</author>\n")
+    rss.append(f"      <description>{content}</description>\n{rss_author}")
     rss.append(f'      <guid isPermaLink="false">{id_}</guid>\n')
     rss += [f"      <category>{_text(c)}</category>\n" for c in item.categories]
     rss.append(f"      <pubDate>{rfc822(rss_moment(item.published))}</pubDate>\n")
-    if not author.email:  # where feedgen's dc extension puts it, after pubDate
-        rss.append(f"      <dc:creator>{_text(author.name)}</dc:creator>\n")
-    rss.append("    </item>\n")
+    rss.append(f"{dc_creator}    </item>\n")  # where feedgen's dc extension puts it
     updated = item.published.isoformat()
     atom = [f"  <entry>\n    <id>{id_}</id>\n    <title>{title}</title>\n"]
-    atom.append(f"    <updated>{updated}</updated>\n")
-    if author.name:
-        atom.append(f"    <author>\n      <name>{_text(author.name)}</name>\n")
-        uri = encoded(author.url) if author.url else None
-        for field, value in (("email", author.email), ("uri", uri)):
-            atom += [f"      <{field}>{_text(value)}</{field}>\n"] if value else []
-        atom.append("    </author>\n")
+    atom.append(f"    <updated>{updated}</updated>\n{atom_author}")
     atom.append(f'    <content type="html">{content}</content>\n')
     atom.append(f'    <link href="{_attribute(item.link)}"/>\n')  # feedgen drops rel=alternate
     if item.summary:
