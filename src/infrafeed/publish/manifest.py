@@ -29,7 +29,8 @@ _RECORD = re.compile(
     rf"(inputs) ({_SHA}|-)|(page) ({_SHA}) ({_SIZE})|(published) ({_SHA})"
     rf"|(file) ({_SHA}) ({_SIZE}) ({_NAME})|(pending) (https?://[!-~]{{1,2000}})"
 )
-# A date's offset has seconds before 1901, in local mean time (Asia/Shanghai: +08:05:43).
+# Before 0.3.0, a release before 1901 could be dated in local mean time, with seconds in its
+# offset (Asia/Shanghai: +08:05:43): such a record is still read.
 _ID = re.compile(r"([a-z0-9-]{1,100}) (tag:[!-~]{1,900}) ([0-9T:+-]{25}(?::[0-9]{2})?)")
 
 Ids = dict[str, dict[str, str]]  # feed key -> item id -> its date, ISO 8601
