@@ -149,10 +149,13 @@ def test_an_empty_folder_option_is_a_usage_error(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_new_writes_a_year_of_four_digits(small_site: Path, run_cli: RunCli) -> None:
-    """strftime's %Y writes the year 1 as "1": the file went in a folder check refuses."""
-    code, out, _ = run_cli("new", "--entries", str(small_site), "--date", "0001-01-01")
-    assert (code, out) == (0, f"wrote {small_site.as_posix()}/0001/0001-01-01.toml\n")
+def test_new_refuses_a_date_check_would_refuse(small_site: Path, run_cli: RunCli) -> None:
+    """It wrote entries/1989/1989-12-31.toml, which check then called invalid."""
+    for day in ("0001-01-01", "1989-12-31"):
+        code, out, err = run_cli("new", "--entries", str(small_site), "--date", day)
+        assert (code, out) == (2, "")
+        assert f"{day} is before 1990-01-01: a release is dated 1990-01-01 or later" in err
+    assert not (small_site / "1989").exists()
 
 
 def test_new_names_a_link_to_nothing_in_its_place(

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
+import feedparser
 import pytest
 
 from conftest import RunCli
@@ -120,7 +121,8 @@ BAD_VALUES = [
      f"contains the character U+0085, {CONTROL}"),
     ("vertical tab in a header", "header", "a\u000bb", f"contains the character U+000B, {XML}"),
     ("mojibake in a title", "title", "CafÃ© Ã©tÃ©",
-     "looks like UTF-8 read as Latin-1 ('CafÃ© Ã©tÃ©' for 'Café été'); write it as meant"),
+     "looks like UTF-8 read as Latin-1 ('CafÃ© Ã©tÃ©' for 'Café été'), which the W3C validator "
+     "warns of; write it as meant"),
     ("replacement character in a title", "title", "T\ufffdi \u01b0u",
      "contains the character U+FFFD, the replacement character, left where a conversion lost "
      "one; remove it"),
@@ -271,8 +273,8 @@ BAD_SETTINGS = [
     ("tag in the description", 'description = "Nhật ký', 'description = "<script>x</script>',
      "description", f"'<script' looks like an HTML tag{PLAIN}"),
     ("language with an ISO 639-3 code only", 'language = "vi"', 'language = "yue"',
-     "language", "'yue' does not start with an ISO 639-1 or 639-2 language, which RSS needs "
-     "(the W3C validator refuses others): e.g. 'vi' or 'zh-CN'; for a language with only an "
+     "language", "'yue' does not start with a language of ISO 639-1 or 639-2 as the W3C "
+     "validator lists them, which RSS needs: e.g. 'vi' or 'zh-CN'; for a language with only an "
      "ISO 639-3 code, write its macrolanguage first, e.g. 'zh-yue'"),
     ("address in the author's name", 'name = "Fixture Author"',
      'name = "Fixture Author <a@example.org>"', "author.name",
@@ -426,6 +428,37 @@ def test_markup_in_site_settings_is_text(
     assert feed["title"] == "Fixture & <T> ]]> &amp; <float> · Module 2 · CUDA kernel<<<g, b>>>"
     atom = parse(published / "modules/cuda/atom.xml")
     assert atom.find("{*}title").text == feed["title"]
+
+
+@pytest.mark.parametrize("address", ["o'brien@example.org", "r&d@example.org", "a+b@x.y.org"])
+def test_an_e_mail_address_rfc_5322_and_the_w3c_validator_take_is_taken(
+    small_site: Path, published: Path, run_cli: RunCli, address: str
+) -> None:
+    site = small_site / "site.toml"
+    text = site.read_text(encoding="utf-8")
+    site.write_text(text.replace('"author@example.org"', f'"{address}"', 1), encoding="utf-8")
+    code, _, stderr = build(run_cli, small_site, published)
+    assert (code, stderr) == (0, "")
+    assert_feeds_valid(published)
+    # (feedparser's own pattern cuts "o'brien" to "brien": the feed holds it whole)
+    author = parse(published / "feed.xml").find("channel/item/author").text
+    assert author == f"{address} (Fixture Author)"
+
+
+def test_an_author_name_with_paired_parentheses_is_written_as_it_is(
+    small_site: Path, published: Path, run_cli: RunCli
+) -> None:
+    """Nested comments are RFC 822's own: escaped, they showed backslashes in feedparser."""
+    site = small_site / "site.toml"
+    text = site.read_text(encoding="utf-8")
+    site.write_text(text.replace('"Fixture Author"', '"Cao (Lufei)"', 1), encoding="utf-8")
+    code, _, stderr = build(run_cli, small_site, published)
+    assert (code, stderr) == (0, "")
+    assert_feeds_valid(published)
+    author = parse(published / "feed.xml").find("channel/item/author").text
+    assert author == "author@example.org (Cao (Lufei))"
+    entry = feedparser.parse((published / "feed.xml").read_bytes()).entries[0]
+    assert entry.author_detail == {"name": "Cao (Lufei)", "email": "author@example.org"}
 
 
 def test_settings_the_w3c_validator_found_faults_with_give_clean_feeds(

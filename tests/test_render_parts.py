@@ -44,7 +44,7 @@ VERSION = "9.9"
 # document serialized; the whole JSON Feed dumped at once. It reaches into the
 # renderers' private helpers on purpose: it must build the very same feedgen objects.
 def common_fields(entry: FeedEntry, item: Item, site: Site, *, rss: bool = False) -> None:
-    name = re.sub(r"[\\()]", r"\\\g<0>", site.author.name) if rss else site.author.name
+    name = rss_atom.comment(site.author.name) if rss else site.author.name
     author = {"name": name, "uri": site.author.url, "email": site.author.email}
     entry.id(item.id)
     entry.author({key: value for key, value in author.items() if value})

@@ -106,6 +106,7 @@ def new(entries: Path, date_text: str | None) -> None:
     from zoneinfo import ZoneInfo
 
     from .source.loader import load_site
+    from .source.models import EARLIEST
     from .source.newrelease import write_template
 
     try:  # today in the site's time zone, or in UTC when the settings cannot be read
@@ -120,6 +121,9 @@ def new(entries: Path, date_text: str | None) -> None:
         except ValueError as exc:
             message = f"{date_text!r} is not a date: {exc}"
             raise click.BadParameter(message, param_hint="--date") from None
+        if date < EARLIEST:  # check would refuse the file
+            message = f"{date_text} is before {EARLIEST}: a release is dated {EARLIEST} or later"
+            raise click.BadParameter(message, param_hint="--date")
     _say(f"wrote {write_template(entries, date).as_posix()}")
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import email.utils
 import functools
-import html
 import json
 import posixpath
 import xml.etree.ElementTree as ET
@@ -131,24 +130,29 @@ def render_feeds_json(site: Site, views: Sequence[FeedView]) -> bytes:
     return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
+def _html_text(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;")
+
+
 def render_opml(site: Site, title: str, views: Sequence[FeedView]) -> bytes:
     """OPML 2.0 listing ``views`` by their RSS documents (every reader knows RSS).
 
     OPML's texts may hold HTML, and the W3C validator reads them so: ours are escaped as HTML
-    ("R&D" is "R&amp;D", "vector<float>" no tag), which changes none but those with & or <.
+    ("R&D" is "R&amp;D", "vector<float>" no tag): only & and <, so that a text without either
+    reads the same as plain text.
     """
     root = ET.Element("opml", version="2.0")
     head = ET.SubElement(root, "head")
-    ET.SubElement(head, "title").text = html.escape(title, quote=False)
+    ET.SubElement(head, "title").text = _html_text(title)
     newest = max(view.history.current.updated for view in views)
     ET.SubElement(head, "dateModified").text = email.utils.format_datetime(rss_moment(newest))
-    ET.SubElement(head, "ownerName").text = html.escape(site.author.name, quote=False)
+    ET.SubElement(head, "ownerName").text = _html_text(site.author.name)
     if site.author.url:
         ET.SubElement(head, "ownerId").text = encoded(site.author.url)
     body = ET.SubElement(root, "body")
     for view in views:
         spec = view.spec
-        text, description = (html.escape(t, quote=False) for t in (spec.title, spec.description))
+        text, description = _html_text(spec.title), _html_text(spec.description)
         attributes = {"type": "rss", "text": text, "title": text, "description": description}
         attributes |= {"xmlUrl": view.links[0].url}
         attributes |= {"htmlUrl": spec.home_url, "language": site.language, "version": "RSS2"}

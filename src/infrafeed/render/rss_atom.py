@@ -50,16 +50,25 @@ def atom_frame(doc: Head) -> Frame:
 _COMMENT_SPECIAL = re.compile(r"[\\()]")
 
 
+def comment(name: str) -> str:
+    """``name`` as an RFC 822 comment: as it is where its parentheses pair up (nested comments
+    are RFC 822's own, and readers show the text as written), else with parentheses and
+    backslashes escaped, since a lone ")" would end the comment and break the address."""
+    depth = 0
+    for ch in name:
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            break
+    return name if depth == 0 and "\\" not in name else _COMMENT_SPECIAL.sub(r"\\\g<0>", name)
+
+
 @functools.cache
 def _author(author: Author) -> tuple[str, str, str]:
     """The site's author as every item prints it: RSS ``<author>`` (an address) or else
     ``dc:creator``, and Atom's ``<author>``. The same for each item: made once."""
     rss = dc = atom = ""
     if author.email:
-        # The name is an RFC 822 comment: parentheses and backslashes escaped, so that readers
-        # get it back whole ("Cao (Lufei)" came back as "Cao Lufei", and a lone ")" ends it).
-        name = _COMMENT_SPECIAL.sub(r"\\\g<0>", author.name)
-        shown = f"{author.email} ({name})" if author.name else author.email
+        shown = f"{author.email} ({comment(author.name)})" if author.name else author.email
         rss = f"      <author>{_text(shown)}</author>\n"
     else:
         dc = f"      <dc:creator>{_text(author.name)}</dc:creator>\n"

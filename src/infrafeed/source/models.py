@@ -92,7 +92,8 @@ def _xml_chars(value: str) -> str:
             meant = value.encode("latin-1").decode("utf-8")
             raise PydanticCustomError(
                 "mojibake",
-                "looks like UTF-8 read as Latin-1 ('{value}' for '{meant}'); write it as meant",
+                "looks like UTF-8 read as Latin-1 ('{value}' for '{meant}'), which the W3C "
+                "validator warns of; write it as meant",
                 {"value": value[:60], "meant": meant[:60]},
             )
     return unicodedata.normalize("NFC", value)
@@ -190,7 +191,7 @@ _authority = _form(
 )
 _email = _form(
     "email",
-    r"[A-Za-z0-9._%+!#$*/=?^`{|}~-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9][A-Za-z0-9-]*",
+    r"[A-Za-z0-9._%+!#$&'*/=?^`{|}~-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9][A-Za-z0-9-]*",
     254,
     "an e-mail address: e.g. 'author@example.org'",
 )
@@ -212,8 +213,8 @@ def _iso_language(value: str) -> str:
     if value.split("-")[0] not in _iso639():
         raise PydanticCustomError(
             "iso639",
-            "'{value}' does not start with an ISO 639-1 or 639-2 language, which RSS needs (the "
-            "W3C validator refuses others): e.g. 'vi' or 'zh-CN'; for a language with only an "
+            "'{value}' does not start with a language of ISO 639-1 or 639-2 as the W3C validator "
+            "lists them, which RSS needs: e.g. 'vi' or 'zh-CN'; for a language with only an "
             "ISO 639-3 code, write its macrolanguage first, e.g. 'zh-yue'",
             {"value": value},
         )
