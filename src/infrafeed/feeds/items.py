@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from ..source import inline
 from ..source.loader import Changelog, ReleaseFile
 from ..source.models import Article, Group, Kind, Module, Note, Site
-from ..source.urls import absolute
+from ..source.urls import absolute, encoded
 
 # A release is dated at noon in the site's time zone: the same calendar day from
 # UTC-12 to UTC+12. Its items are one second apart, first newest, so readers that
@@ -64,8 +64,8 @@ class ItemMaker:
     def __init__(self, site: Site) -> None:
         self.site = site
         self.zone = ZoneInfo(site.timezone)
-        # The changelog page without a fragment: a release's link adds its anchor.
-        self.changelog = absolute(site.changelog, "#")
+        # The changelog page as given (it may name a file): a release's link adds its anchor.
+        self.changelog = encoded(site.changelog)
         # Many items link the same page: resolving a URL costs more than the rest of an item.
         self.url = functools.cache(functools.partial(absolute, site.url))
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..source.models import Site
-from ..source.urls import absolute
+from ..source.urls import absolute, encoded
 from .items import Item, id_prefix
 
 
@@ -58,7 +58,7 @@ def feed_specs(site: Site) -> tuple[FeedSpec, ...]:
                 title=site.title,
                 description=site.description,
                 folder="",
-                home_url=absolute(site.changelog, ""),
+                home_url=encoded(site.changelog),
                 module=None,
                 id=f"{tag}/all",
             )
