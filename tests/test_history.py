@@ -226,6 +226,29 @@ def test_an_item_moving_into_an_archive_is_not_a_drop(tmp_path: Path, run_cli: R
     assert walk(out, "feed.xml") == expected_ids(entries)["all"]
 
 
+def test_more_room_hands_archived_items_back_and_loses_none(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # README: the split comes from the entries alone, so raising max_items moves it back.
+    entries = write_site(tmp_path / "entries", max_items=2)
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    before = {p.relative_to(out).as_posix() for p in out.rglob("archive/*/feed.xml")}
+    settings = entries / "site.toml"
+    text = settings.read_text(encoding="utf-8").replace("max_items = 2", "max_items = 5")
+    settings.write_text(text, encoding="utf-8")
+    code, report, err = run_cli("build", "--entries", str(entries), "--out", str(out))
+    assert (code, err) == (0, "")
+    after = {p.relative_to(out).as_posix() for p in out.rglob("archive/*/feed.xml")}
+    gone = before - after
+    assert gone and not after - before, (before, after)
+    assert all(path in report for path in gone), report  # the build names what it removed
+    for key, ids in expected_ids(entries).items():
+        folder = "" if key == "all" else f"modules/{key.removeprefix('module-')}/"
+        for fmt in ("feed.xml", "atom.xml", "feed.json"):
+            assert walk(out, folder + fmt) == ids, (key, fmt)
+
+
 @pytest.mark.parametrize("fresh", [False, True], ids=["output", "fresh-clone"])
 def test_a_release_backdated_behind_the_subscription_document_is_refused(
     tmp_path: Path, run_cli: RunCli, fresh: bool

@@ -8,9 +8,11 @@ chain with ``prev-archive`` (older) and ``next-archive`` (newer); the newest arc
 ``next-archive`` names the subscription document (RFC 5005 has no archive there, and the W3C
 validator warns about an archive with no archive link). The newest archive may hold part of its
 month, and grows as new items push the rest out of the subscription document; an archive with a
-newer archive holds its whole month, and changes only when an entry of its month is edited or
-added: it names no hub and no version. Following ``prev-archive`` from the subscription document
-visits every item exactly once.
+newer archive holds its whole month, and changes when an entry of its month is edited or added:
+it names no hub and no version. Following ``prev-archive`` from the subscription document visits
+every item exactly once. The split depends on the entries alone (no memory of earlier builds):
+when the subscription document gets room for more (items removed, limits raised, newest items
+shortened), the newest archives hand items back to it, and one left empty goes.
 """
 
 from __future__ import annotations
