@@ -473,6 +473,71 @@ def test_a_record_with_windows_line_ends_is_told_so(
     )
 
 
+@pytest.mark.parametrize("kind", ["link-out", "fifo", "bad-date", "garbage"])
+def test_a_record_that_cannot_be_read_is_never_taken_for_none(
+    small_site: Path, tmp_path: Path, run_cli: RunCli, kind: str
+) -> None:
+    """The id guard's memory that is unreadable or damaged stops check and build (exit 5),
+    and is left as it is: taken for no record, it would let a build drop published items."""
+    out = tmp_path / "out"
+    assert _build(run_cli, small_site, out)[0] == 0
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    (small_site / "2026" / "2026-03-05.toml").unlink()  # would drop published items
+    record = small_site / "published-ids.txt"
+    lines = record.read_text(encoding="ascii").splitlines(keepends=True)
+    if kind == "link-out":
+        (tmp_path / "ids.txt").write_text("".join(lines), encoding="ascii")
+        record.unlink()
+        record.symlink_to(tmp_path / "ids.txt")
+        why = "is a symbolic link to a file outside the entries folder; put the file itself here"
+    elif kind == "fifo":
+        record.unlink()
+        os.mkfifo(record)
+        why = "is not a regular file (a folder, device or FIFO)"
+    else:
+        head, date = lines[1].rsplit(" ", 1)  # the date a line ends with: month 13
+        lines[1] = f"{head} {date[:5]}13{date[7:]}" if kind == "bad-date" else "junk\n"
+        record.write_text("".join(lines), encoding="ascii")
+        why = "line 2 is not an id record"
+    kept = record.lstat()
+    for command in ("check", "build"):
+        code, stdout, stderr = (
+            _build(run_cli, small_site, out)
+            if command == "build"
+            else run_cli("check", "--entries", str(small_site))
+        )
+        assert (code, stdout) == (5, ""), command
+        assert stderr.startswith(f"infrafeed: {record}: cannot read infrafeed's record ({why})")
+    assert record.lstat() == kept
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_a_build_that_fails_to_publish_records_no_id(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """The record is moved into place after the output: a build stopped by a file in its way
+    leaves it as it was, so no later build calls a never-published item dropped."""
+    out = tmp_path / "out"
+    assert _build(run_cli, small_site, out)[0] == 0
+    settings = small_site / "site.toml"
+    module = '\n[[modules]]\nnumber = 5\nname = "Mới"\nslug = "new"\nsection = "new"\n'
+    settings.write_text(settings.read_text(encoding="utf-8") + module, encoding="utf-8")
+    release = small_site / "2026" / "2026-03-09.toml"
+    release.write_text(GOOD.replace("module = 1", "module = 5"), encoding="utf-8")
+    (out / "modules" / "new").mkdir(parents=True)
+    (out / "modules" / "new" / "feed.xml").write_text("mine\n", encoding="utf-8")
+    record = small_site / "published-ids.txt"
+    before = record.read_bytes()
+    code, _, stderr = _build(run_cli, small_site, out)
+    assert code == 5 and "is not infrafeed's" in stderr
+    assert record.read_bytes() == before
+    assert not [p for p in small_site.iterdir() if p.name.startswith(".")]  # nothing staged left
+    release.unlink()  # not published: its items are no one's to miss
+    (out / "modules" / "new" / "feed.xml").unlink()
+    assert _build(run_cli, small_site, out)[0] == 0
+    assert record.read_bytes() == before
+
+
 # --- The changelog page outside the output folder (--page) -------------------------------
 
 

@@ -20,9 +20,17 @@ from . import __version__
 from .clock import SYSTEM, Clock
 from .errors import DataError, InfraFeedError, OutOfDate, Problem, PublishError
 from .publish import Report, shown
-from .publish.files import write_atomic
+from .publish.files import fsync_folder, write_atomic
 from .publish.lock import left_behind, locked
-from .publish.manifest import IDS, Manifest, ids_bytes, intact, parse_ids, read_ids, read_manifest
+from .publish.manifest import (
+    IDS,
+    Manifest,
+    committed_ids,
+    ids_bytes,
+    intact,
+    read_ids,
+    read_manifest,
+)
 from .source.files import PUBLISHED, read_entries, require_folder
 
 _PAGE_OFF = "--page {}: the settings write no changelog page ([page] enabled = false)"
@@ -160,7 +168,7 @@ def _publish(
     # fresh clone has alone (it wins where they differ).
     record_path, committed = snapshot.folder / PUBLISHED, snapshot.published
     memory = read_ids(out)
-    for key, known in parse_ids(committed.data if committed else None, record_path).items():
+    for key, known in committed_ids(committed).items():
         memory[key] = {**memory.get(key, {}), **known}
     dated = [(c.path, c.date) for c in releases]
     parts = {item.id: p for c in releases for item, p in zip(c.items, c.parts, strict=True)}
@@ -175,6 +183,7 @@ def _publish(
         minted=id_prefix(site),
     )
     record = ids_bytes(ids)
+    staged = None
     if committed is None or committed.data != record:
         if locked_ids:
             state = "is missing" if committed is None else "does not match the entries"
@@ -182,7 +191,10 @@ def _publish(
                 f"{record_path} {state} (--locked); run `infrafeed build` where the "
                 f"entries are edited and commit {record_path}"
             )
-        _write(record_path, record)  # before the output: a record ahead of it only guards more
+        # Written before the output and moved into place after it: a build that cannot write
+        # the record publishes nothing, and one that fails records nothing it did not publish.
+        staged = record_path.with_name(f".{PUBLISHED}.{os.getpid()}.new")
+        _write(staged, record)
 
     tree = Tree(out, previous)
     try:
@@ -198,8 +210,12 @@ def _publish(
         manifest = Manifest(inputs, {}, published=sha256(record), pending=previous.pending)
         topics = _topics(site) if ping and site.feeds.hub else None
         report = tree.publish(manifest, (page, text) if page and text is not None else None, topics)
+        if staged is not None:
+            _write(record_path, staged)
     finally:
         tree.cleanup()
+        if staged is not None:
+            staged.unlink(missing_ok=True)
     off = (_PAGE_OFF.format(page),) if page is not None and text is None else ()
     return BuildResult(report, False, site.feeds.hub, (), cache_error, off)
 
@@ -230,10 +246,15 @@ def _topics(site: Site) -> dict[str, str]:
     return {document_path(s.folder, f): s.url(site, f) for s in feed_specs(site) for f in FORMATS}
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Write one of infrafeed's records beside the output (publish/ writes the output)."""
+def _write(path: Path, data: bytes | Path) -> None:
+    """Write one of infrafeed's records beside the output (publish/ writes the output), or move
+    one written under another name (``data``) into place."""
     try:
-        write_atomic(path, (data,))
+        if isinstance(data, Path):
+            data.replace(path)
+            fsync_folder(path.parent)
+        else:
+            write_atomic(path, (data,))
     except OSError as exc:
         raise PublishError(f"{path}: could not be written ({exc.strerror})") from None
 

@@ -10,13 +10,17 @@ infrafeed writes is refused, never guessed at.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import stat
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import PublishError
 from .files import FileRecord, sha256_of
+
+if TYPE_CHECKING:
+    from ..source.files import EntryFile
 
 MANIFEST = ".infrafeed-manifest"
 IDS = ".infrafeed-ids"
@@ -90,10 +94,27 @@ def parse_ids(data: bytes | None, path: Path | str) -> Ids:
     ids: Ids = {}
     for number, line in enumerate(_lines(data, _IDS_HEADER, path) or (), start=2):
         record = _ID.fullmatch(line)
-        if record is None:
+        if record is None or not _is_date(record[3]):
             raise _damaged(path, f"line {number} is not an id record")
         ids.setdefault(record[1], {})[record[2]] = record[3]
     return ids
+
+
+def _is_date(text: str) -> bool:
+    try:
+        dt.datetime.fromisoformat(text)  # the guard compares dates: "2026-13-14" is damage
+    except ValueError:
+        return False
+    return True
+
+
+def committed_ids(file: EntryFile | None) -> Ids:
+    """The ids in the entries' ``published-ids.txt``; none when there is none."""
+    if file is None:
+        return {}
+    if file.data is None:  # a link out of the entries, a FIFO: not the same as no record
+        raise _damaged(file.shown, file.problem or "it cannot be read")
+    return parse_ids(file.data, file.shown)
 
 
 def read_ids(out: Path) -> Ids:
