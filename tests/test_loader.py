@@ -467,6 +467,16 @@ def test_file_not_named_by_date(small_site: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("name", ["2026-02-30.toml", "0000-00-00.toml", "2026-13-01-2.toml"])
+def test_file_named_by_a_day_that_does_not_exist(small_site: Path, name: str) -> None:
+    # Not "make the date and the file name agree" (no date can) nor "move it to the folder 0000".
+    path = write_release(small_site, GOOD_RELEASE, name=name)
+    assert problems(small_site) == [
+        f"{path}: (file name): {name[:10]} is not a date (no such day); a release file is "
+        "named by its date, YYYY-MM-DD.toml (or YYYY-MM-DD-2.toml for a second release that day)"
+    ]
+
+
 @pytest.mark.parametrize("copy", ["drafts/2026-03-05-2.toml", "2026-03-05-2.toml"])
 def test_a_release_is_one_file_whatever_the_folder(
     small_site: Path, run_cli: RunCli, tmp_path: Path, copy: str
@@ -570,6 +580,18 @@ def test_a_name_the_pages_do_not_fill_in_is_refused(small_site: Path, words: str
     assert problems(small_site) == [f"{small_site.as_posix()}/site.toml: words: {why}"]
 
 
+@pytest.mark.parametrize("fmt", ["%A %d/%m", "%Q", "%Y%n", "%d/%m/%"])
+def test_a_date_format_with_more_than_numbers_is_refused(small_site: Path, fmt: str) -> None:
+    """Names of days and months come from the build machine's locale; "%Q" was shown as is."""
+    site = small_site / "site.toml"
+    site.write_text(site.read_text(encoding="utf-8") + f'\n[words]\ndate = "{fmt}"\n', "utf-8")
+    assert problems(small_site) == [
+        f"{small_site.as_posix()}/site.toml: words.date: '{fmt}' may use only %d, %m, %Y, %y "
+        "and %%: the names of days and months would be in the build machine's language, not "
+        "the site's"
+    ]
+
+
 @pytest.mark.parametrize(
     ("old", "new", "why"),
     [
@@ -594,8 +616,19 @@ def test_site_settings_of_the_wrong_form_say_the_right_one(
 
 @pytest.mark.parametrize(
     "zone",
-    # "Asia" is a folder of the zone database, and a name too long is one no file system has.
-    ["Mars/Olympus", "Asia", "x" * 300],
+    # "Asia" is a folder of the zone database, and a name too long is one no file system has;
+    # "localtime" and the rest are files of the system's database, not zones: the build
+    # machine's own zone, POSIX rules, leap-second clocks.
+    [
+        "Mars/Olympus",
+        "Asia",
+        "x" * 300,
+        "localtime",
+        "posixrules",
+        "posix/Asia/Shanghai",
+        "right/Asia/Shanghai",
+        "Factory",
+    ],
 )
 def test_bad_site_settings(small_site: Path, zone: str) -> None:
     site = small_site / "site.toml"

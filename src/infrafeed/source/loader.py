@@ -129,6 +129,10 @@ def _named(name: str, problems: list[Problem]) -> Match[str] | None:
     named = _RELEASE_NAME.match(PurePosixPath(name).name)
     if named is None:
         problems.append(Problem(name, "(file name)", _MISNAMED))
+    elif not _is_date(named.group(1)):
+        why = f"{named.group(1)} is not a date (no such day); " + _MISNAMED
+        problems.append(Problem(name, "(file name)", why))
+        return None
     elif int(named.group(2) or 1) > MAX_RELEASES_PER_DAY:
         day, most = named.group(1), MAX_RELEASES_PER_DAY
         why = (
@@ -137,6 +141,14 @@ def _named(name: str, problems: list[Problem]) -> Match[str] | None:
         )
         problems.append(Problem(name, "(file name)", why))
     return named
+
+
+def _is_date(text: str) -> bool:
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _release(

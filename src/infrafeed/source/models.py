@@ -258,8 +258,15 @@ def _base_url(value: str) -> str:
     return value
 
 
+# Files of the zone database that are no place's zone: the machine's own, POSIX rules, leap-second
+# clocks, the "unset" zone.
+_NOT_ZONES = re.compile(r"localtime|posixrules|Factory|(?:posix|right)/.*")
+
+
 def _timezone(value: str) -> str:
     try:
+        if _NOT_ZONES.fullmatch(value):
+            raise ValueError(value)
         ZoneInfo(value)
     except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a folder ("Asia"), too long
         raise PydanticCustomError(
@@ -472,6 +479,17 @@ class Labels(_Model):
 _NAME = re.compile(r"\{(\w+)\}")
 
 
+def _numeric_date(value: str) -> str:
+    if not re.fullmatch(r"(?:[^%]|%[dmYy%])*", value):
+        raise PydanticCustomError(
+            "strftime_format",
+            "'{value}' may use only %d, %m, %Y, %y and %%: the names of days and months would "
+            "be in the build machine's language, not the site's",
+            {"value": value[:100]},
+        )
+    return value
+
+
 class Words(_Model):
     """The words of the HTML pages, in the site's language; {names} are filled in."""
 
@@ -495,7 +513,8 @@ class Words(_Model):
     see_all: Line = "Xem mọi cập nhật trong nhật ký cập nhật"
     newest: Line = "{count} mục mới nhất"
     updated: Line = "cập nhật {date}"
-    date: Line = "%d/%m/%Y"  # strftime, numbers only
+    # strftime: numbers only, as names would be in the build machine's locale, not the site's
+    date: Annotated[Line, AfterValidator(_numeric_date)] = "%d/%m/%Y"
     complete: Line = "đầy đủ mọi mục"
     partial: Line = "{total} mục tất cả, phần cũ hơn trong lưu trữ theo tháng"
     add_to: Line = "Thêm vào:"
