@@ -586,6 +586,32 @@ def test_changing_ids_after_publishing_is_one_message_about_ids(
     assert build(small_site, "--allow-changes")[0] == 0  # a new start, on purpose
 
 
+@pytest.mark.parametrize("foreign", ["tag:x,2026:y", "tag:zzz"])
+def test_a_foreign_line_in_the_record_is_blamed_on_the_record(
+    small_site: Path, out: Path, build: Any, foreign: str
+) -> None:
+    """One line of another site's ids was blamed on [ids] (which had not changed), and an id
+    with no minting date was an internal error."""
+    build(small_site)
+    before = tree(out)
+    record = small_site / "published-ids.txt"
+    line = f"all {foreign} 2026-03-01T12:00:00+08:00\n"
+    record.write_text(record.read_text(encoding="ascii") + line, encoding="ascii")
+    code, stdout, stderr = build(small_site)
+    assert (code, stdout, stderr.splitlines()[0]) == (
+        3,
+        "",
+        f"published-ids.txt: 1 of its ids, such as {foreign}, are not of this site ('{TAG}'): "
+        "lines infrafeed did not write; restore the file from git",
+    )
+    assert tree(out) == before
+    # That line alone, on a fresh clone (no output): it is the [ids] message, whatever the id.
+    record.write_text(line.join(("infrafeed ids 2\n", "")), encoding="ascii")
+    shutil.rmtree(out)
+    code, _, stderr = build(small_site)
+    assert code == 3 and stderr.startswith("site.toml: ids: the published items' ids start 'tag:")
+
+
 @pytest.mark.parametrize(
     ("change", "gone"),
     [

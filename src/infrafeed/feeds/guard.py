@@ -33,9 +33,17 @@ def guard(
     ``minted`` starts every id the settings mint now: published ids minted otherwise mean that
     ``[ids]`` changed, which makes every item new again; that alone is said.
     """
-    stale = (i for ids in previous.values() for i in ids if minted and not i.startswith(minted))
-    if (first := next(stale, None)) is not None and not allow_changes:
-        was = first[: first.index(":", 4) + 1]  # tag:<authority>,<minting date>:
+    recorded = [i for ids in previous.values() for i in ids]
+    stale = [i for i in recorded if minted and not i.startswith(minted)]
+    if stale and len(stale) < len(recorded) and not allow_changes:  # [ids] made the others
+        raise GuardError(
+            [
+                f"published-ids.txt: {len(stale)} of its ids, such as {stale[0]}, are not of "
+                f"this site ('{minted}'): lines infrafeed did not write; restore the file from git"
+            ]
+        )
+    if stale and not allow_changes:
+        was = stale[0][: stale[0].find(":", 4) + 1] or stale[0]  # tag:<authority>,<minting date>:
         why = "every item would come back as new to every subscriber"
         raise GuardError(
             [
