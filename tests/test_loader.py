@@ -358,8 +358,10 @@ def test_a_field_in_the_table_above_its_own_is_told_where_it_belongs(small_site:
 def test_a_single_table_for_an_array_is_not_given_a_made_up_table(small_site: Path) -> None:
     """[groups] for [[groups]] was told "a [[groups.kind]] belongs below one"."""
     path = write_release(small_site, 'date = 2026-11-07\n\n[groups]\nkind = "new"\n')
-    [message] = problems(small_site)
-    assert message.startswith(f"{path}: groups: must be an array, not table")
+    assert problems(small_site) == [
+        f"{path}: groups: must be an array of tables, each started by [[groups]], not one table "
+        "[groups]"
+    ]
 
 
 def test_a_look_alike_letter_is_named(small_site: Path) -> None:
@@ -465,6 +467,34 @@ def test_file_not_named_by_date(small_site: Path) -> None:
         f"{path}: (file name): a release file is named by its date, YYYY-MM-DD.toml "
         "(or YYYY-MM-DD-2.toml for a second release that day)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('date = 2026-11-07\n[groups]\nkind = "new"\n[groups]\nkind = "new"\n',
+         ":4: (toml): not valid TOML: [groups] is declared twice; write [[groups]] for each of "
+         "several groups"),
+        ("date = 2026-11-07\ndate = 2026-11-07\n",
+         ":2: (toml): not valid TOML: a key is given a value twice; keep one"),
+        ('date = 2026-11-07\n[[groups]]\nkind = "new"\n[groups.notes]\nid = "a"\ntext = "t"\n',
+         ": groups[1].notes: must be an array of tables, each started by [[groups.notes]], not "
+         "one table [groups.notes]"),
+        ('date = 12:00:00\n[[groups]]\nkind = [{ a = 1 }]\n[[groups.notes]]\nid = "a"\n'
+         'text = "t"\n',
+         ": date: must be a date without quotes, e.g. 2026-11-07, not time 12:00:00\n"
+         ": groups[1].kind: [{ 'a' = 1 }] is not allowed; use one of 'new', 'revised', "
+         "'restructured', 'major', 'improved', 'launch' or 'init'"),
+        ('date = 2026-11-07\n[[groups]]\nkind = "' + "x" * 600 + '"\n[[groups.notes]]\n'
+         'id = "a"\ntext = "t"\n',
+         f": groups[1].kind: '{'x' * 59}… is not allowed; use one of 'new', 'revised', "
+         "'restructured', 'major', 'improved', 'launch' or 'init'"),
+    ],
+)  # fmt: skip
+def test_toml_mistakes_in_the_words_of_toml(small_site: Path, text: str, why: str) -> None:
+    """Python's reprs and the parser's "Cannot declare ('groups',) twice" were shown as is."""
+    path = write_release(small_site, text)
+    assert problems(small_site) == [path + line for line in why.split("\n")]
 
 
 @pytest.mark.parametrize("name", ["2026-02-30.toml", "0000-00-00.toml", "2026-13-01-2.toml"])

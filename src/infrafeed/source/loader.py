@@ -199,7 +199,7 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
         problems.append(Problem(file.shown, "(toml)", _TOO_DEEP))
     except tomli.TOMLDecodeError as exc:
         line = _TOML_LINE.search(str(exc))
-        why = f"not valid TOML: {_TOML_LINE.sub('', str(exc)).strip()}"
+        why = f"not valid TOML: {_toml_words(_TOML_LINE.sub('', str(exc)).strip())}"
         if line:  # "tіtle" (a Cyrillic "і"), "title\u00a0=" or “x” read as no key or value
             key, equals, value = text.split("\n")[int(line.group(1)) - 1].partition("=")
             value = value.lstrip(" \t")[:1] if equals else ""
@@ -211,6 +211,16 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
         why = f"not valid TOML: {_HUGE}; write one of the size the field needs"
         problems.append(Problem(file.shown, "(toml)", why, number))
     return None
+
+
+def _toml_words(message: str) -> str:
+    """The parser's message, with a table named as it is written, and the fix."""
+    if found := re.fullmatch(r"Cannot declare \((.*)\) twice", message):
+        table = ".".join(re.findall(r"'([^']*)'", found[1]))
+        return f"[{table}] is declared twice; write [[{table}]] for each of several {table}"
+    if message == "Cannot overwrite a value":
+        return "a key is given a value twice; keep one"
+    return message
 
 
 def _foreign(value: object, what: str = "it") -> str:
@@ -256,6 +266,8 @@ _TYPE_NAMES = {
     bool: "true/false",
     list: "array",
     dict: "table",
+    dt.datetime: "date-time",
+    dt.time: "time",
 }
 
 
@@ -266,9 +278,19 @@ def _described(value: object) -> str:
 
 
 def _repr(value: object) -> str:
-    """``value`` as TOML writes it, where that differs from Python (dates, true and false)."""
-    if isinstance(value, bool | dt.date):
+    """``value`` as TOML writes it, where that differs from Python (dates, arrays, tables)."""
+    if isinstance(value, bool):
         return str(value).lower()
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, list | dict):
+        pairs = value.items() if isinstance(value, dict) else enumerate(value)
+        parts = [(_repr(k), _repr(v)) for k, v in pairs]
+        if any(not v for _, v in parts):
+            return ""  # it holds a number too long to show
+        if isinstance(value, list):
+            return f"[{', '.join(v for _, v in parts)}]"
+        return f"{{ {', '.join(f'{k} = {v}' for k, v in parts)} }}"
     try:
         return repr(value)
     except ValueError:  # an integer of more than 4300 digits, read from hexadecimal
@@ -293,7 +315,9 @@ def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any
         return f"unknown field; {hint}"
     if kind == "literal_error":
         expected = error.get("ctx", {}).get("expected", "")
-        return f"{_repr(value) or _HUGE} is not allowed; use one of {expected}{_foreign(value)}"
+        shown = _repr(value) or _HUGE
+        shown = shown if len(shown) <= 60 else f"{shown[:60]}…"
+        return f"{shown} is not allowed; use one of {expected}{_foreign(value)}"
     if kind in ("string_type", "str_type"):
         return f"must be text in quotes, not {_described(value)}"
     if kind == "int_type":
@@ -309,6 +333,8 @@ def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any
     if kind in ("tuple_type", "list_type") and below:
         inner = f"a [[{path}.{below[0]}]] belongs below one"
         return f"must be an array of tables, each started by [[{path}]], not a table: {inner}"
+    if kind in ("tuple_type", "list_type") and isinstance(value, dict) and _model_at(model, loc):
+        return f"must be an array of tables, each started by [[{path}]], not one table [{path}]"
     if kind in ("tuple_type", "list_type"):
         return f"must be an array, not {_described(value)}"
     if kind in ("model_type", "dict_type", "model_attributes_type"):
