@@ -76,6 +76,22 @@ def test_new_writes_a_template_and_refuses_to_overwrite(small_site: Path, run_cl
     assert path.read_bytes() == before
 
 
+def test_new_finds_the_days_release_in_any_folder(small_site: Path, run_cli: RunCli) -> None:
+    """With the day's release in entries/drafts/, new wrote a second file of the same name,
+    which check then refused as the same release."""
+    drafts = small_site / "drafts"
+    drafts.mkdir()
+    (drafts / "2026-11-30.toml").touch()
+    (drafts / "2026-11-30-2.toml").touch()
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"infrafeed: {(drafts / '2026-11-30.toml').as_posix()} already exists; edit it, or write "
+        f"a later release of that day as {small_site.as_posix()}/2026/2026-11-30-3.toml\n"
+    )
+    assert not (small_site / "2026" / "2026-11-30.toml").exists()
+
+
 def test_new_template_filled_in_is_valid(run_cli: RunCli, shipped_entries: Path) -> None:
     run_cli("new", "--entries", str(shipped_entries), "--date", "2026-11-30")
     path = shipped_entries / "2026" / "2026-11-30.toml"

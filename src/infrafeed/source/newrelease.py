@@ -31,23 +31,28 @@ def write_template(entries: Path, date: dt.date) -> Path:
         )
     if folder.is_symlink():  # a link to a folder: read_entries refuses what it would hold
         raise InfraFeedError(f"{folder.as_posix()}: {FOLDER_LINK}")
+    # A release is one file whatever its folder (entries/drafts/ too): the day's, anywhere.
+    found = sorted(p for p in entries.rglob(f"{name}.toml") if p != target)
     try:
+        if found:
+            raise FileExistsError
         folder.mkdir(exist_ok=True)
         write_atomic(target, (template.format(date=name).encode(),), overwrite=False)
     except FileExistsError:
-        if not target.exists():  # a link to none: "edit it" would write where it points
+        if not found and not target.exists():  # a link to none: "edit it" would write there
             why = "is a symbolic link to a file that does not exist; remove it, then run new again"
             raise InfraFeedError(f"{target.as_posix()}: {why}") from None
-        taken = {p.stem for p in folder.glob(f"{name}*.toml")}
+        existing = found[0] if found else target
+        taken = {p.stem for p in entries.rglob(f"{name}-*.toml")}
         later = (f"{name}-{n}" for n in range(2, MAX_RELEASES_PER_DAY + 1))
         free = next((stem for stem in later if stem not in taken), None)
         if free is None:
             raise InfraFeedError(
-                f"{target.as_posix()} to {name}-{MAX_RELEASES_PER_DAY}.toml already exist, as "
+                f"{existing.as_posix()} to {name}-{MAX_RELEASES_PER_DAY}.toml already exist, as "
                 "many releases as a day can have; edit one of them, or give --date a later day"
             ) from None
         raise InfraFeedError(
-            f"{target.as_posix()} already exists; edit it, or write a later "
+            f"{existing.as_posix()} already exists; edit it, or write a later "
             f"release of that day as {(folder / free).as_posix()}.toml"
         ) from None
     except OSError as exc:
