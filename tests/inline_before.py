@@ -163,7 +163,7 @@ class _Parser:
         if start >= end or self.src[start].isspace():
             return None
         close = self._find_closer(marker, start, end)
-        if close is None:
+        if close is None or close == start:  # "****" is text, not an empty strong
             return None
         children = tuple(_merge(self._child(start).nodes(close)))
         self.pos = close + len(marker)

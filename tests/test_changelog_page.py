@@ -329,6 +329,7 @@ def test_article_links_on_the_page_are_single_commonmark_links() -> None:
         ("a\\*b", "a\\*b"),
         ("dòng một\ndòng hai # x\n# ba", "dòng một\ndòng hai # x\n\\# ba"),
         ("dòng một  \ndòng hai\t\nba", "dòng một\ndòng hai\nba"),  # no hard break
+        ("Căn lề cột\n:-:\nba", "Căn lề cột\n\\:-:\nba"),  # GFM: a table's delimiter row
     ],
 )
 def test_text_is_escaped_for_commonmark(entry: str, page: str) -> None:
@@ -492,7 +493,7 @@ def escaped_as_before(text: str, line_start: bool) -> str:
         if line_start or number:
             stripped = escaped.lstrip(" \t")  # shown by no Markdown reader, or as code
             ordered = re.match(r"^([0-9]{1,9})([.)])", stripped)
-            if stripped[:1] in ("#", ">", "+", "-", "="):
+            if stripped[:1] in ("#", ">", "+", "-", "=", ":"):
                 escaped = f"\\{stripped}"
             elif ordered:
                 escaped = f"{ordered.group(1)}\\{stripped[ordered.end(1) :]}"

@@ -28,6 +28,7 @@ def to_html(source: str) -> str:
         ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
         ("a & b ]]> c", "a &amp; b ]]&gt; c"),
         ("x * y * z", "x * y * z"),
+        ("hiển thị **** thay mật khẩu", "hiển thị **** thay mật khẩu"),  # it was <strong></strong>
         ("`không đóng", "`không đóng"),
         (r"\*không nhấn\*", "*không nhấn*"),
         ("[nhãn] (không phải link)", "[nhãn] (không phải link)"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 from pathlib import Path
 
@@ -458,6 +459,18 @@ def test_a_number_of_thousands_of_digits_is_refused(small_site: Path) -> None:
         "'new', 'revised', 'restructured', 'major', 'improved', 'launch' or 'init'",
         f"{path}: groups[1].module: a number of thousands of digits is out of range: "
         "input should be less than or equal to 999",
+    ]
+
+
+@pytest.mark.parametrize("cell", ["`a\\|b`", "**x `grep 'a\\|b'`**"])
+def test_code_with_a_backslash_bar_in_a_table_cell_is_refused(small_site: Path, cell: str) -> None:
+    """The site's GFM table split the cell there, or dropped the backslash, in code too."""
+    table = f'table = {{ header = ["A"], rows = [["ok"], [{json.dumps(cell)}]] }}\n'
+    note = 'date = 2026-11-07\n[[groups]]\nkind = "new"\nmodule = 2\n[[groups.notes]]\n'
+    path = write_release(small_site, note + 'id = "n"\ntext = "Bảng"\n' + table)
+    assert problems(small_site) == [
+        f"{path}: groups[1].notes[1].table: row 2 has code with '\\|', which the page's table "
+        "cannot show (it shows '|' or splits the cell there); move that code out of the table"
     ]
 
 

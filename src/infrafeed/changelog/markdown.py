@@ -49,8 +49,9 @@ _SPLIT_AT = re.compile(
 )
 SPLIT = "<!-- -->"
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
-# At the start of a line these begin a heading, quote, list, thematic break or setext underline.
-_LINE_START_MARK = frozenset("#>+-=")
+# At the start of a line these begin a heading, quote, list, thematic break or setext underline,
+# or (":-:") a GFM table's delimiter row, which makes the line above a table's header.
+_LINE_START_MARK = frozenset("#>+-=:")
 _ORDERED_MARK = re.compile(r"^([0-9]{1,9})([.)])")
 _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
 _BREAK_AFTER_SPACE = re.compile(r"[ \t]+\n")

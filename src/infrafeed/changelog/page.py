@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Callable, Sequence
 from functools import partial
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -25,6 +26,7 @@ from .markdown import inline_markdown, link_destination, plain_markdown
 
 # JSON strings are YAML double-quoted scalars: safe for any text.
 _yaml_string = partial(json.dumps, ensure_ascii=False)
+_CLOSING_HASHES = re.compile(r"(^|[ \t])(#+)$")
 
 
 def assemble_page(site: Site, sections: Sequence[bytes], oldest: dt.date | None) -> list[bytes]:
@@ -71,8 +73,9 @@ class _Section:
     def group(self, group: Group, new_kind: bool) -> list[str]:
         out: list[str] = []
         if new_kind:
-            heading = self.site.kinds[group.kind].heading
-            out += [f"### {plain_markdown(heading, line_start=False)}", ""]
+            heading = plain_markdown(self.site.kinds[group.kind].heading, line_start=False)
+            # A run of "#" at its end would close the heading and be dropped: escaped.
+            out += ["### " + _CLOSING_HASHES.sub(r"\1\\\2", heading), ""]
         # Every group gets its annotation: it marks where the group starts, and says
         # that nothing about it is to be inferred when the page is imported.
         out += [format_annotation(_fields(group, "module", "chapter"), group=True), ""]

@@ -196,7 +196,7 @@ class _Parser:
         if start >= end or self.src[start].isspace():
             return None
         close = self._find_closer(marker, start, end)
-        if close is None:
+        if close is None or close == start:  # "****" is text in CommonMark, not an empty strong
             return None
         children = tuple(self.nodes(start, close, depth + 1))
         return (Strong(children) if strong else Emphasis(children)), close + len(marker)
@@ -284,6 +284,15 @@ def to_html(nodes: tuple[Node, ...], resolve: Callable[[str], str], in_link: boo
             href = html.escape(resolve(node.url), quote=True)
             parts.append(f'<a href="{href}">{to_html(node.children, resolve, True)}</a>')
     return "".join(parts)
+
+
+def codes(nodes: tuple[Node, ...]) -> Iterator[str]:
+    """The text of every code span in ``nodes``, however deep."""
+    for node in nodes:
+        if isinstance(node, Code):
+            yield node.code
+        elif not isinstance(node, Text):
+            yield from codes(node.children)
 
 
 def to_text(nodes: tuple[Node, ...]) -> str:

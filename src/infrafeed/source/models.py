@@ -37,10 +37,16 @@ KINDS: tuple[Kind, ...] = get_args(Kind)
 COLONS = (":", "：")  # after the article label; the second is the full-width colon of CJK pages
 
 
+# What emoji are made of besides symbols: variation selectors ("🛠️"), the zero-width joiner,
+# the keycap, skin tones.
+_EMOJI_PARTS = re.compile("[\ufe00-\ufe0f\u200d\u20e3\U0001f3fb-\U0001f3ff]")
+
+
 def fold_heading(text: str) -> str:
     """A kind heading as a page to import is read: NFC, case folded, no emoji, single spaces,
     no colon at the end. Two kinds' headings must differ so."""
-    text = "".join(c for c in unicodedata.normalize("NFC", text) if unicodedata.category(c) != "So")
+    text = _EMOJI_PARTS.sub("", unicodedata.normalize("NFC", text))
+    text = "".join(c for c in text if unicodedata.category(c) != "So")
     return " ".join(text.split()).casefold().rstrip("".join(COLONS)).rstrip()
 
 
@@ -315,6 +321,14 @@ class Table(_Model):
                     "table_row",
                     "row {index} has {cells} cells but the header has {columns}",
                     {"index": index, "cells": len(row), "columns": len(self.header)},
+                )
+            # In a GFM table "\|" ends a cell or loses its backslash, in code too (micromark).
+            if any("\\|" in code for cell in row for code in inline.codes(inline.parse(cell))):
+                raise PydanticCustomError(
+                    "table_code",
+                    "row {index} has code with '\\|', which the page's table cannot show (it "
+                    "shows '|' or splits the cell there); move that code out of the table",
+                    {"index": index},
                 )
         return self
 
