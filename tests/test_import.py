@@ -653,6 +653,20 @@ def test_the_intro_is_checked_against_the_settings() -> None:
     ]
 
 
+def test_an_intro_with_a_relative_link_is_known_as_the_intro() -> None:
+    """The page writes the link rooted at the site: every import of its own page warned."""
+    data = SITE.model_dump()
+    data["page"]["intro"] = "Xem [lộ trình](guides/roadmap) mới nhất trước."
+    site = Site.model_validate(data)
+    release = Release(
+        date=dt.date(2026, 11, 7),
+        groups=(Group(kind="new", module=1, notes=(Note(id="a", text="Ghi chú"),)),),
+    )
+    page = render_page(Changelog(site, (ReleaseFile("2026-11-07.toml", 1, release),))).decode()
+    assert "](/" in page.split("## 2026-11-07")[0]
+    assert read_page(page, "page.md", site).warnings == []
+
+
 @pytest.mark.parametrize("separator", ["\u2028", "\u2029"])
 def test_only_line_feeds_and_carriage_returns_end_a_line(separator: str) -> None:
     """str.splitlines() also ends a line at U+2028 and U+2029 (and U+0085, a form feed...):
@@ -677,6 +691,22 @@ def test_an_article_after_notes_keeps_the_page_order() -> None:
         (0, 1, 2, "Module 2 · CUDA lên sóng:"),
         (1, 0, 2, None),
     ]
+
+
+@pytest.mark.parametrize(
+    ("context", "module"),
+    [
+        ("Module 2 · CUDA:", 2), ("Module 2·CUDA:", 2), ("Module 2（CUDA）:", 2),
+        ("Module 2: CUDA", 2), ("Module 2.", 2), ("Module 2.1 CUDA:", None), ("Module 2x:", None),
+    ],
+)  # fmt: skip
+def test_a_context_line_names_its_module_before_any_punctuation(
+    context: str, module: int | None
+) -> None:
+    """ "Module 2（CUDA）" was not read, and the error said to start the line with "Module N"."""
+    page = f"## 2026-11-07\n\n### Nội dung mới\n\n{context}\n\n- Ghi chú\n"
+    (release,) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
+    assert release.release.groups[0].module == module
 
 
 def test_a_bold_label_over_nested_links_introduces_their_group_of_articles() -> None:

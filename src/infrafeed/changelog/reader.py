@@ -135,6 +135,10 @@ def _ends_bullet(node: SyntaxTreeNode) -> bool:
     )
 
 
+def _shown(markdown: str) -> str:
+    return inline.to_text(inline.parse(markdown))
+
+
 def _inline(node: SyntaxTreeNode | None) -> list[SyntaxTreeNode]:
     """The inline content of a paragraph, heading or table cell."""
     content = next((c for c in node.children if c.type == "inline"), None) if node else None
@@ -244,7 +248,9 @@ class _Reader:
         markdown = self.markdown(_inline(node), line)
         group = self.group
         if self.release is None:
-            if self.intro or markdown != self.site.page.intro:  # only the first can be the intro
+            # Only the first paragraph can be the intro; its links are as the page resolved them.
+            intro = self.site.page.intro
+            if self.intro or intro is None or _shown(markdown) != _shown(intro):
                 intro = "the page's intro belongs in site.toml [page] intro"
                 self.warn(line, f"text above the first release is not imported: {intro}")
             self.intro = True
