@@ -8,7 +8,7 @@ import json
 import threading
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ class Hub:
     requests: list[dict[str, list[str]]] = field(default_factory=list)
     gets: int = 0
     content_types: list[str] = field(default_factory=list)
+    meanwhile: Callable[[], None] = lambda: None  # what happens while it answers
 
     @property
     def topics(self) -> list[str]:
@@ -60,6 +61,7 @@ def local_hub() -> Iterator[Hub]:
                 hub.requests.append(parse_qs(body.decode("ascii"), strict_parsing=True))
                 hub.content_types.append(self.headers.get("Content-Type", ""))
             time.sleep(hub.delay)
+            hub.meanwhile()
             self.send_response(hub.status)
             if hub.location:
                 self.send_header("Location", hub.location)
@@ -141,6 +143,67 @@ def test_ping_once_per_changed_feed_and_never_when_unchanged(
     add_release(entries, "2026-04-13", 1, 1)
     assert build(run_cli, entries, out, "--ping", "-q") == (0, "", "")
     assert sorted(hub.topics) == sorted(SUBSCRIPTIONS[:6])
+
+
+def test_a_build_without_ping_leaves_its_pings_to_the_next_with_it(
+    tmp_path: Path, run_cli: RunCli, hub: Hub
+) -> None:
+    """The feeds a build without --ping changed were never told to the hub."""
+    entries = write_site(tmp_path / "entries", hub=hub.url)
+    out = tmp_path / "out"
+    assert build(run_cli, entries, out, "-q") == (0, "", "")
+    add_release(entries, "2026-04-13", 1, 1)
+    assert build(run_cli, entries, out, "-q") == (0, "", "")
+    assert hub.requests == []
+    code, stdout, _ = build(run_cli, entries, out, "--ping")
+    told = "notified the WebSub hub of 9 changed feeds"
+    assert (code, stdout) == (0, f"unchanged: 17 files\n{told}\n")
+    assert sorted(hub.topics) == sorted(SUBSCRIPTIONS)
+
+
+def test_a_file_edited_while_the_hub_is_asked_is_written_again(
+    tmp_path: Path, run_cli: RunCli, hub: Hub
+) -> None:
+    """The manifest rewritten after the pings was newer than the edit, which made the edited
+    file look untouched: every later build left it as it was."""
+    entries = write_site(tmp_path / "entries", hub=hub.url)
+    out = tmp_path / "out"
+    feed = out / "feed.xml"
+
+    def edit() -> None:  # one letter of the title, in place: the size stays
+        with feed.open("r+b") as handle:
+            handle.seek(feed.read_bytes().index(b"<title>") + len(b"<title>"))
+            handle.write(b"\x58")
+        time.sleep(0.05)  # change times move at the kernel's tick: the manifest's comes later
+
+    hub.meanwhile = edit
+    assert build(run_cli, entries, out, "--ping", "-q") == (0, "", "")
+    hub.meanwhile = lambda: None
+    edited = feed.read_bytes()
+    code, stdout, _ = build(run_cli, entries, out)
+    assert (code, stdout) == (0, "wrote 1 file: feed.xml\nunchanged: 16 files\n")
+    assert feed.read_bytes() != edited and len(feed.read_bytes()) == len(edited)
+
+
+def test_pings_that_cannot_be_recorded_are_a_warning(
+    tmp_path: Path, run_cli: RunCli, hub: Hub
+) -> None:
+    """The feeds are published: a manifest that cannot be rewritten after the pings (a full
+    disk) failed a published build with exit 5, which says the output is as it was."""
+    entries = write_site(tmp_path / "entries", hub=hub.url)
+    out = tmp_path / "out"
+    manifest = out / ".infrafeed-manifest"
+
+    def in_the_way() -> None:  # what the manifest is replaced with: a folder
+        if manifest.is_file():
+            manifest.unlink()
+            manifest.mkdir()
+
+    hub.meanwhile = in_the_way
+    code, stdout, stderr = build(run_cli, entries, out, "--ping", "-q")
+    assert (code, stdout) == (0, "")
+    assert stderr.startswith(f"warning: {manifest}: could not be written (Is a directory); ")
+    assert stderr.endswith("; the next build with --ping tells the hub again\n")
 
 
 def test_a_failing_hub_is_reported_and_asked_again_by_the_next_build(

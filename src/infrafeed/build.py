@@ -125,7 +125,7 @@ def build(
             result = BuildResult(Report((), shown(files), (), ()), True, warnings=off)
         else:
             result = _publish(
-                snapshot, out, previous, inputs, cache, page, allow_changes, locked_ids, ping
+                snapshot, out, previous, inputs, cache, page, allow_changes, locked_ids
             )
         result = result._replace(warnings=warnings + result.warnings)
         return _pinged(result, out, snapshot.site, clock) if ping else result
@@ -140,7 +140,6 @@ def _publish(
     page: Path | None,
     allow_changes: bool,
     locked_ids: bool,
-    ping: bool,
 ) -> BuildResult:
     # Not needed by a build with nothing to do, which is over before these load.
     from .cache import ReleaseCache
@@ -208,7 +207,7 @@ def _publish(
             tree.write(relative, chunks)
         tree.write(IDS, (record,))
         manifest = Manifest(inputs, {}, published=sha256(record), pending=previous.pending)
-        topics = _topics(site) if ping and site.feeds.hub else None
+        topics = _topics(site) if site.feeds.hub else None  # owed, --ping or not
         report = tree.publish(manifest, (page, text) if page and text is not None else None, topics)
         if staged is not None:
             _write(record_path, staged)
@@ -222,7 +221,7 @@ def _publish(
 
 def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -> BuildResult:
     """Tell the WebSub hub about the feeds owed a ping (those this build changed among them)."""
-    from .publish.manifest import MANIFEST, manifest_bytes
+    from .publish.manifest import MANIFEST, manifest_bytes, rechecked
     from .publish.websub import notify
     from .source.loader import site_of
     from .source.urls import encoded
@@ -234,9 +233,17 @@ def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -
     manifest = read_manifest(out)
     notifications = notify(encoded(site.feeds.hub), manifest.pending, clock=clock)
     pending = tuple(sorted(n.topic for n in notifications if n.error is not None))
+    result = result._replace(hub=site.feeds.hub, notifications=notifications)
     if pending != manifest.pending:
-        _write(out / MANIFEST, manifest_bytes(manifest._replace(pending=pending)))
-    return result._replace(hub=site.feeds.hub, notifications=notifications)
+        # Rewritten, the manifest vouches for every file older than it: one edited while the
+        # hub was asked must not look untouched.
+        manifest = rechecked(out, manifest)._replace(pending=pending)
+        try:
+            _write(out / MANIFEST, manifest_bytes(manifest))
+        except PublishError as exc:  # the feeds are published: only the record of pings is lost
+            why = f"{exc}; the next build with --ping tells the hub again"
+            return result._replace(warnings=(*result.warnings, why))
+    return result
 
 
 def _topics(site: Site) -> dict[str, str]:

@@ -139,6 +139,21 @@ def intact(out: Path, manifest: Manifest, page: Path | None) -> bool:
     return all(as_recorded(out / name, r, written) for name, r in manifest.files.items())
 
 
+def rechecked(out: Path, manifest: Manifest) -> Manifest:
+    """``manifest``, to be written again (newer, it would vouch for every file unread), with
+    a record no build matches for each file changed since, and no inputs: the next build is a
+    full one, and writes those files again."""
+    try:
+        written = (out / MANIFEST).stat().st_ctime_ns
+    except OSError:
+        written = -1  # every file is read
+    changed = [n for n, r in manifest.files.items() if not as_recorded(out / n, r, written)]
+    if not changed:
+        return manifest
+    files = {**manifest.files, **{n: manifest.files[n]._replace(sha256="0" * 64) for n in changed}}
+    return manifest._replace(inputs=None, files=files)
+
+
 def as_recorded(path: Path, record: FileRecord, settled_ns: int) -> bool:
     """Whether ``path`` is a regular file with the bytes of ``record``.
 
