@@ -243,6 +243,7 @@ def test_more_room_hands_archived_items_back_and_loses_none(
     gone = before - after
     assert gone and not after - before, (before, after)
     assert all(path in report for path in gone), report  # the build names what it removed
+    assert not any((out / path).parent.exists() for path in gone)  # nor are their folders
     for key, ids in expected_ids(entries).items():
         folder = "" if key == "all" else f"modules/{key.removeprefix('module-')}/"
         for fmt in ("feed.xml", "atom.xml", "feed.json"):

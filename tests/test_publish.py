@@ -975,6 +975,52 @@ def test_a_stream_that_cannot_be_written_is_not_recorded(
     assert not staging.dir.exists()
 
 
+def test_the_operators_folders_stay_with_their_modes(
+    small_site: Path, out: Path, build: Any
+) -> None:
+    """Only files were carried over: an empty .well-known/ went, and a folder kept 0700 was
+    served 0755 from then on."""
+    build(small_site)
+    (out / ".well-known").mkdir()
+    private = out / "private"
+    private.mkdir()
+    (private / "x").write_text("secret", encoding="utf-8")
+    private.chmod(0o700)
+    (out / "modules").chmod(0o750)  # infrafeed's folder, the operator's mode
+    (out / "feed.xml").unlink()  # a build with something to do
+    assert build(small_site, "-q") == (0, "", "")
+    assert (out / ".well-known").is_dir() and (private / "x").read_text(
+        encoding="utf-8"
+    ) == "secret"
+    assert stat.S_IMODE(private.stat().st_mode) == 0o700
+    assert stat.S_IMODE((out / "modules").stat().st_mode) == 0o750
+
+
+def test_files_put_into_the_output_while_a_build_runs_stay(tmp_path: Path) -> None:
+    """What an operator wrote between the build carrying files over and its switch was lost."""
+    out = tmp_path / "out"
+    tree = Tree(out, read_manifest(out))
+    tree.write("feed.xml", [b"1"])
+    tree.publish(Manifest(None, {}), None)
+    (out / "mine.txt").write_text("old", encoding="utf-8")
+
+    class Racing(Tree):
+        def _switched(self) -> bool:
+            (self.out / "sub").mkdir()
+            (self.out / "sub" / "new.txt").write_text("new", encoding="utf-8")
+            replacing = self.out / "mine.txt.tmp"  # as editors save: a new file moved in
+            replacing.write_text("edited", encoding="utf-8")
+            replacing.replace(self.out / "mine.txt")
+            return super()._switched()
+
+    racing = Racing(out, read_manifest(out))
+    racing.write("feed.xml", [b"2"])
+    racing.publish(Manifest(None, {}), None)
+    assert (out / "feed.xml").read_bytes() == b"2"
+    assert (out / "sub" / "new.txt").read_text(encoding="utf-8") == "new"
+    assert (out / "mine.txt").read_text(encoding="utf-8") == "edited"
+
+
 def test_the_pings_a_tree_owes_are_switched_in_with_it(tmp_path: Path) -> None:
     """A build stopped after its switch, before it asked the hub, lost the pings of the feeds
     it changed: they were recorded only afterwards. They are in the switched-in manifest."""

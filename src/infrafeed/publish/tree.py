@@ -142,6 +142,8 @@ class Tree:
             raise _unchanged(self.dir / MANIFEST, "could not write the manifest", exc) from None
         if not self.switch or not self._switched():
             _move_in(self.dir, self.out, removed)
+        else:
+            self._rescue()
         self.cleanup()  # the old tree: unlinking it changes its files' links, and change times
         with contextlib.suppress(OSError):
             _settle(self.out, self.records)
@@ -179,7 +181,42 @@ class Tree:
                 ) from None
             except OSError as exc:
                 raise _unchanged(source, "could not be carried over", exc) from None
+        if self.switch:
+            self._carry_folders()
         return removed, kept
+
+    def _carry_folders(self) -> None:
+        """Give the next tree the published one's folders: empty ones, and every one's mode
+        (a folder kept 0700 must not be served 0755). Folders infrafeed emptied go."""
+        ours = {str(f) for n in (*self.previous.files, *self.records) for f in Path(n).parents}
+        modes = []
+        for folder, folders, _ in os.walk(self.out):
+            relative = os.path.relpath(folder, self.out)
+            if relative == ".":
+                folders[:] = [f for f in folders if f not in _OURS]
+                continue
+            target = self.dir / relative
+            try:
+                if relative not in ours:
+                    target.mkdir(parents=True, exist_ok=True)
+                if target.is_dir() and not target.is_symlink():
+                    modes.append((target, stat.S_IMODE(os.lstat(folder).st_mode)))
+            except OSError as exc:
+                raise _unchanged(Path(folder), "could not be carried over", exc) from None
+        for target, mode in modes:
+            target.chmod(mode)
+
+    def _rescue(self) -> None:
+        """Move into the new tree what was put into the old one while this build ran."""
+        for relative, _ in _walk(self.dir, _OURS):
+            if relative in self.records or relative in self.previous.files:
+                continue
+            source, target = self.dir / relative, self.out / relative
+            with contextlib.suppress(OSError):  # best effort: the build is published
+                if os.path.lexists(target) and os.lstat(target).st_ino == os.lstat(source).st_ino:
+                    continue  # carried over, and not replaced since
+                target.parent.mkdir(parents=True, exist_ok=True)
+                source.replace(target)
 
     def _switched(self) -> bool:
         """Put the next tree in place of the published one in one step; False if it can't be."""
