@@ -25,7 +25,7 @@ from infrafeed import cli
 from infrafeed.errors import PublishError
 from infrafeed.publish.lock import NEXT
 from infrafeed.publish.manifest import MANIFEST, Manifest, read_ids, read_manifest
-from infrafeed.publish.tree import Tree
+from infrafeed.publish.tree import Tree, mount_point
 from infrafeed.render import documents
 from outputs import (
     FEED_NAMES,
@@ -1019,6 +1019,57 @@ def test_files_put_into_the_output_while_a_build_runs_stay(tmp_path: Path) -> No
     assert (out / "feed.xml").read_bytes() == b"2"
     assert (out / "sub" / "new.txt").read_text(encoding="utf-8") == "new"
     assert (out / "mine.txt").read_text(encoding="utf-8") == "edited"
+
+
+def test_a_mount_point_is_known_as_one(tmp_path: Path) -> None:
+    """A bind mount shares its parent's device, so the device test took it for a folder the
+    switch could replace: every build into one failed with exit 5 (Device or resource busy)."""
+    assert mount_point(Path("/proc")) and mount_point(Path("/"))
+    folder = tmp_path / "a b\\c"  # written in octal escapes in the mount table
+    folder.mkdir()
+    assert not mount_point(folder)
+
+
+def test_a_page_goes_in_with_the_feeds_or_not_at_all(tmp_path: Path) -> None:
+    """--page was written before the switch: a switch that failed left a new page beside the
+    old feeds, and the message said the output was unchanged."""
+    out, page = tmp_path / "out", tmp_path / "site" / "update-log.md"
+    page.parent.mkdir()
+    page.write_bytes(b"old page")
+
+    class Refused(Tree):
+        def _switched(self) -> bool:
+            raise PublishError(f"{self.out}: could not be switched (Operation not permitted)")
+
+    tree = Refused(out, read_manifest(out))
+    tree.write("feed.xml", [b"new feed"])
+    with pytest.raises(PublishError, match="could not be switched"):
+        tree.publish(Manifest(None, {}), (page, [b"new page"]))
+    tree.cleanup()
+    assert page.read_bytes() == b"old page" and sorted(page.parent.iterdir()) == [page]
+    tree = Tree(out, read_manifest(out))
+    tree.write("feed.xml", [b"new feed"])
+    tree.publish(Manifest(None, {}), (page, [b"new page"]))
+    assert page.read_bytes() == b"new page" and (out / "feed.xml").read_bytes() == b"new feed"
+
+
+def test_what_a_killed_build_staged_is_removed_by_the_next(
+    small_site: Path, tmp_path: Path, build: Any
+) -> None:
+    """The record and the page are staged beside their places: a build killed before moving
+    them in left hidden files there for good (in the entries, for git to take)."""
+    page = tmp_path / "site" / "update-log.md"
+    page.parent.mkdir()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    left = [
+        small_site / f".published-ids.txt.{dead}.new",
+        page.parent / f".update-log.md.{dead}.new",
+    ]
+    for path in left:
+        path.write_bytes(b"half")
+    assert build(small_site, "--page", str(page), "-q") == (0, "", "")
+    assert not any(path.exists() for path in left) and page.is_file()
 
 
 def test_the_pings_a_tree_owes_are_switched_in_with_it(tmp_path: Path) -> None:

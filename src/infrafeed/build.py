@@ -20,7 +20,7 @@ from . import __version__
 from .clock import SYSTEM, Clock
 from .errors import DataError, InfraFeedError, OutOfDate, Problem, PublishError
 from .publish import Report, shown
-from .publish.files import fsync_folder, write_atomic
+from .publish.files import fsync_folder, stage, write_atomic
 from .publish.lock import left_behind, locked
 from .publish.manifest import (
     IDS,
@@ -192,8 +192,10 @@ def _publish(
             )
         # Written before the output and moved into place after it: a build that cannot write
         # the record publishes nothing, and one that fails records nothing it did not publish.
-        staged = record_path.with_name(f".{PUBLISHED}.{os.getpid()}.new")
-        _write(staged, record)
+        try:
+            staged = stage(record_path, (record,))
+        except OSError as exc:
+            raise PublishError(f"{record_path}: could not be written ({exc.strerror})") from None
 
     tree = Tree(out, previous)
     try:
@@ -255,7 +257,7 @@ def _topics(site: Site) -> dict[str, str]:
 
 def _write(path: Path, data: bytes | Path) -> None:
     """Write one of infrafeed's records beside the output (publish/ writes the output), or move
-    one written under another name (``data``) into place."""
+    one staged (``data``) into place."""
     try:
         if isinstance(data, Path):
             data.replace(path)

@@ -6,6 +6,7 @@ one, never a part of either; a failure leaves no temporary file behind.
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import os
 from collections.abc import Iterable
@@ -75,6 +76,29 @@ def write_atomic(
     if sync:
         fsync_folder(path.parent)
     return record
+
+
+def stage(path: Path, chunks: Iterable[bytes]) -> Path:
+    """Write ``chunks`` under a hidden name beside ``path``, synced, to be moved there later;
+    what a killed process left so (its process gone) is removed first."""
+    for left in path.parent.glob(f".{glob.escape(path.name)}.*.new"):
+        pid = left.name.removesuffix(".new").rpartition(".")[2]
+        if pid.isdigit() and not _running(int(pid)):
+            left.unlink(missing_ok=True)
+    staged = path.with_name(f".{path.name}.{os.getpid()}.new")
+    staged.unlink(missing_ok=True)
+    write_new(staged, chunks)
+    return staged
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True
 
 
 def fsync_folder(folder: Path) -> None:

@@ -27,7 +27,15 @@ from pathlib import Path
 
 from ..errors import PublishError
 from . import Report, shown
-from .files import FileRecord, fsync_folder, safe_relative, sha256_of, write_atomic, write_new
+from .files import (
+    FileRecord,
+    fsync_folder,
+    safe_relative,
+    sha256_of,
+    stage,
+    write_atomic,
+    write_new,
+)
 from .lock import JOURNAL, NEXT, next_trees
 from .manifest import IDS, MANIFEST, Manifest, as_recorded, manifest_bytes
 
@@ -45,12 +53,14 @@ class Tree:
         parent = self.out.parent
         # Switching needs a sibling folder on the same file system as the output.
         self.switch = os.access(parent, os.W_OK | os.X_OK) and (
-            not self.out.exists() or self.out.stat().st_dev == parent.stat().st_dev
+            not self.out.exists()
+            or (self.out.stat().st_dev == parent.stat().st_dev and not mount_point(self.out))
         )
         self.dir = next_trees(self.out)[0 if self.switch else 1]
         self.records: dict[str, FileRecord] = {}
         self.unchanged: set[str] = set()
         self.foreign: list[str] = []  # files in the way that infrafeed did not write
+        self.page: tuple[Path, Path] | None = None  # the changelog page staged, and its place
         try:
             self._settled = (self.out / MANIFEST).stat().st_ctime_ns
         except OSError:
@@ -123,9 +133,9 @@ class Tree:
             page_record = FileRecord(digest.hexdigest(), sum(map(len, chunks)))
             if sha256_of(path) == page_record.sha256:
                 self.unchanged.add(str(path))
-            else:
+            else:  # moved into place once the feeds are: the two never differ
                 try:
-                    write_atomic(path, chunks)
+                    self.page = (stage(path, chunks), path)
                 except OSError as exc:
                     raise _unchanged(path, "could not be written", exc) from None
         written = [r for r in self.records if r not in self.unchanged]
@@ -140,10 +150,17 @@ class Tree:
             _sync(self.dir)
         except OSError as exc:
             raise _unchanged(self.dir / MANIFEST, "could not write the manifest", exc) from None
-        if not self.switch or not self._switched():
-            _move_in(self.dir, self.out, removed)
-        else:
-            self._rescue()
+        with _signals_held():  # the page goes with the feeds
+            if not self.switch or not self._switched():
+                _move_in(self.dir, self.out, removed)
+            else:
+                self._rescue()
+            if self.page is not None:
+                try:
+                    self.page[0].replace(self.page[1])
+                except OSError as exc:
+                    why = f"could not be written ({exc.strerror}); the feeds are published"
+                    raise PublishError(f"{self.page[1]}: {why}; the next build writes it") from None
         self.cleanup()  # the old tree: unlinking it changes its files' links, and change times
         with contextlib.suppress(OSError):
             _settle(self.out, self.records)
@@ -233,8 +250,20 @@ class Tree:
         return True
 
     def cleanup(self) -> None:
-        """Remove the next tree: unpublished, or the old tree once switched."""
+        """Remove the next tree (unpublished, or the old tree once switched), and a staged page."""
         _remove(self.dir)
+        if self.page is not None:
+            self.page[0].unlink(missing_ok=True)
+
+
+def mount_point(path: Path) -> bool:
+    """Whether ``path`` is a mount point, a bind mount of its parent's file system too."""
+    written = str(path).translate({ord(c): f"\\{ord(c):03o}" for c in " \t\n\\"})
+    try:  # Linux lists mount points with those four characters as octal escapes
+        with Path("/proc/self/mountinfo").open(encoding="utf-8", errors="surrogateescape") as info:
+            return any(line.split(" ")[4] == written for line in info)
+    except (OSError, IndexError):
+        return os.path.ismount(path)
 
 
 def remove_leftovers(out: Path) -> None:
