@@ -658,6 +658,25 @@ def test_site_settings_of_the_wrong_form_say_the_right_one(
 
 
 @pytest.mark.parametrize(
+    ("old", "new", "why"),
+    [
+        ('slug = "cuda"', 'slug = "prerequisites"',
+         "modules: slug prerequisites is used by modules[1] and modules[2]"),
+        ("number = 2", "number = 1", "modules: number 1 is used by modules[1] and modules[2]"),
+        ('[kinds.new]\nheading = "Nội dung mới"\nshort = "Mới"\n', "",
+         "kinds: add a label for new"),
+    ],
+)  # fmt: skip
+def test_settings_that_clash_name_the_field(small_site: Path, old: str, new: str, why: str) -> None:
+    """They were reported at '(file)', the field only in the words."""
+    site = small_site / "site.toml"
+    text = site.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    site.write_text(text.replace(old, new), "utf-8")
+    assert problems(small_site) == [f"{site.as_posix()}: {why}"]
+
+
+@pytest.mark.parametrize(
     "zone",
     # "Asia" is a folder of the zone database, and a name too long is one no file system has;
     # "localtime" and the rest are files of the system's database, not zones: the build
@@ -716,7 +735,7 @@ def test_a_kind_heading_names_one_kind(small_site: Path, heading: str) -> None:
         "utf-8",
     )
     assert problems(small_site) == [
-        f"{small_site.as_posix()}/site.toml: (file): kinds: 'Cải thiện nội dung' is a heading "
+        f"{small_site.as_posix()}/site.toml: kinds: 'Cải thiện nội dung' is a heading "
         "of both 'new' and 'improved'"
     ]
 

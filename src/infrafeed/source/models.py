@@ -598,33 +598,39 @@ class Site(_Model):
     words: Words = Words()
     page: PageSettings = PageSettings()
 
-    @model_validator(mode="after")
-    def _complete(self) -> Site:
-        if missing := [kind for kind in KINDS if kind not in self.kinds]:
+    @field_validator("kinds")
+    @classmethod
+    def _every_kind_once(cls, kinds: dict[Kind, KindLabel]) -> dict[Kind, KindLabel]:
+        if missing := [kind for kind in KINDS if kind not in kinds]:
             raise PydanticCustomError(
-                "missing_kinds", "kinds: add a label for {missing}", {"missing": ", ".join(missing)}
+                "missing_kinds", "add a label for {missing}", {"missing": ", ".join(missing)}
             )
         named: dict[str, str] = {}
-        for kind, label in self.kinds.items():
+        for kind, label in kinds.items():
             for name in (label.heading, *label.headings):
                 other = named.setdefault(fold_heading(name), kind)
                 if other != kind:
                     raise PydanticCustomError(
                         "duplicate_heading",
-                        "kinds: '{name}' is a heading of both '{other}' and '{kind}'",
+                        "'{name}' is a heading of both '{other}' and '{kind}'",
                         {"name": name, "other": other, "kind": kind},
                     )
+        return kinds
+
+    @field_validator("modules")
+    @classmethod
+    def _distinct(cls, modules: tuple[Module, ...]) -> tuple[Module, ...]:
         for attr in ("number", "slug"):
-            seen: set[object] = set()
-            for value in (getattr(module, attr) for module in self.modules):
-                if value in seen:
+            seen: dict[object, int] = {}
+            for index, module in enumerate(modules, start=1):
+                value = getattr(module, attr)
+                if (first := seen.setdefault(value, index)) != index:
                     raise PydanticCustomError(
                         "duplicate_module",
-                        "modules: {attr} {value} is used by two modules",
-                        {"attr": attr, "value": value},
+                        "{attr} {value} is used by modules[{first}] and modules[{index}]",
+                        {"attr": attr, "value": value, "first": first, "index": index},
                     )
-                seen.add(value)
-        return self
+        return modules
 
     def module(self, number: int) -> Module | None:
         return next((m for m in self.modules if m.number == number), None)
