@@ -92,6 +92,16 @@ def test_new_finds_the_days_release_in_any_folder(small_site: Path, run_cli: Run
     assert not (small_site / "2026" / "2026-11-30.toml").exists()
 
 
+def test_new_names_a_folder_in_the_way(small_site: Path, run_cli: RunCli) -> None:
+    """It said "already exists; edit it" of a folder named like the release."""
+    folder = small_site / "2026" / "2026-11-30.toml"
+    folder.mkdir()
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert (code, out) == (1, "")
+    why = "is a folder, not a release file; move it away, then run new again"
+    assert err == f"infrafeed: {folder.as_posix()}: {why}\n"
+
+
 def test_new_template_filled_in_is_valid(run_cli: RunCli, shipped_entries: Path) -> None:
     run_cli("new", "--entries", str(shipped_entries), "--date", "2026-11-30")
     path = shipped_entries / "2026" / "2026-11-30.toml"

@@ -43,6 +43,9 @@ def write_template(entries: Path, date: dt.date) -> Path:
             why = "is a symbolic link to a file that does not exist; remove it, then run new again"
             raise InfraFeedError(f"{target.as_posix()}: {why}") from None
         existing = found[0] if found else target
+        if existing.is_dir():
+            why = "is a folder, not a release file; move it away, then run new again"
+            raise InfraFeedError(f"{existing.as_posix()}: {why}") from None
         taken = {p.stem for p in entries.rglob(f"{name}-*.toml")}
         later = (f"{name}-{n}" for n in range(2, MAX_RELEASES_PER_DAY + 1))
         free = next((stem for stem in later if stem not in taken), None)
