@@ -328,6 +328,8 @@ def read_nodes(
                 shown = f"[{to_text(children)}]({href})"
                 warn(line, f"malformed link {shown!r} (two pairs of parentheses); its text is kept")
             elif problem is None:
+                if title := node.attrs.get("title"):
+                    warn(line, f"link title {str(title)!r} is not imported; the link is")
                 return (link(children, href),)
             else:
                 warn(line, f"link target '{href}' is refused ({problem}); its text is kept")
