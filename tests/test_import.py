@@ -626,6 +626,15 @@ def test_release_dates_in_common_forms(heading: str, anchor: str) -> None:
     assert release_name(release.release.date, release.sequence) == anchor
 
 
+@pytest.mark.parametrize("heading", ["Mon 2026-11-07", "Friday, 7 November 2026 (2)"])
+def test_a_weekday_that_is_not_the_dates_is_an_error(heading: str) -> None:
+    """dateutil reads a weekday and ignores it: one of the two is a typo."""
+    written = heading.removesuffix(" (2)")
+    assert problems_of(f"## {heading}\n\n### Nội dung mới\n\n- x\n") == [
+        f"page.md:1: heading: '{written}': 2026-11-07 is a Saturday; correct the date"
+    ]
+
+
 @pytest.mark.parametrize(
     "heading", ["April 2026", "1.2.0", "14/04", "Phiên bản 2", "2026", "2026-11-07 2026-11-08"]
 )

@@ -46,6 +46,7 @@ _CJK_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日?")
 _YEAR_LAST = re.compile(r"0?(\d{1,2})(?:[/.-]|\s+)0?(\d{1,2})(?:[/.-]|\s+)\d{4}")
 _YEAR_FIRST = "write it year first, as '2026-11-07'"
 _YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")  # "1.2.0" is a version, not 2000-01-02
+_WEEKDAYS = dateparser.parserinfo()
 _ANNOTATION = re.compile(r"^<!--\s*infrafeed\b(?P<group>\s+group\b)?(?P<body>.*?)\s*-->$", re.S)
 # A number's digits are bounded: int() refuses more than 4,300, with a message about Python.
 _FIELD = re.compile(r'\s+([a-z_]+)=(true|[0-9]{1,18}(?![0-9])|"(?:[^"\\]|\\.)*")')
@@ -104,7 +105,13 @@ def _date(text: str) -> dt.date | None:
         days = {dateparser.parse(text, default=dt.datetime(y, y, y)).date() for y in (1, 2)}
     except (ValueError, OverflowError):
         return None
-    return days.pop() if len(days) == 1 else None
+    day = days.pop() if len(days) == 1 else None
+    # dateutil reads a weekday and leaves it unchecked: "Mon 2026-11-07" is a Saturday.
+    named = {_WEEKDAYS.weekday(word) for word in re.findall(r"[A-Za-z]+", text)} - {None}
+    if day is not None and named and named != {day.weekday()}:
+        weekday = _WEEKDAYS.WEEKDAYS[day.weekday()][1]  # "Saturday", whatever the locale
+        raise ValueError(f"'{text}': {day.isoformat()} is a {weekday}; correct the date")
+    return day
 
 
 @dataclass(frozen=True)
