@@ -155,7 +155,8 @@ def render_opml(site: Site, title: str, views: Sequence[FeedView]) -> bytes:
         text, description = _html_text(spec.title), _html_text(spec.description)
         attributes = {"type": "rss", "text": text, "title": text, "description": description}
         attributes |= {"xmlUrl": view.links[0].url}
-        attributes |= {"htmlUrl": spec.home_url, "language": site.language, "version": "RSS2"}
+        # OPML 2.0: "RSS for 0.91, 0.92 or 2.0" ("RSS2" is no value of it).
+        attributes |= {"htmlUrl": spec.home_url, "language": site.language, "version": "RSS"}
         ET.SubElement(body, "outline", attributes)
     ET.indent(root, space="  ")
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{ET.tostring(root, "unicode")}\n'.encode()
