@@ -350,7 +350,6 @@ def test_plan_partitions_any_feed(months: list[int], max_items: int, max_bytes: 
             items.append(
                 Item(
                     f"tag:x,2026:{day}/{n}",
-                    "new",
                     None,
                     "t",
                     "https://x/",

@@ -26,7 +26,6 @@ from infrafeed.errors import DataError
 from infrafeed.feeds.items import build_items
 from infrafeed.feeds.specs import feed_specs
 from infrafeed.render.documents import render_all
-from infrafeed.render.rss_atom import rfc822
 from infrafeed.source.loader import from_data
 from infrafeed.source.urls import absolute
 from outputs import (
@@ -183,9 +182,16 @@ def test_any_text_in_a_release_file_never_gives_a_traceback(field: str, value: s
             assert_no_active_markup(out)
 
 
-@given(st.datetimes(timezones=st.timezones()).filter(lambda d: d.utcoffset() is not None))
+# Releases are dated from 1990 on (models.EARLIEST); below year 1000 the two pad differently.
+@given(
+    st.datetimes(min_value=dt.datetime(1000, 1, 1), timezones=st.timezones()).filter(
+        lambda d: d.utcoffset() is not None
+    )
+)
 def test_rss_dates_are_feedgens(moment: dt.datetime) -> None:
+    from email.utils import format_datetime
+
     import feedgen.feed  # noqa: F401  (feedgen.util needs lxml.etree imported first)
     from feedgen.util import formatRFC2822
 
-    assert rfc822(moment) == formatRFC2822(moment)
+    assert format_datetime(moment) == formatRFC2822(moment)

@@ -288,7 +288,6 @@ def feed_items(draw: st.DrawFn) -> tuple[Item, ...]:
         items.append(
             Item(
                 id=f"tag:example.org,2026-01-01:{day}/{n}/new",
-                kind="new",
                 module=None,
                 title=draw(TEXT),
                 link="https://example.org/guide/"

@@ -250,9 +250,10 @@ def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -
 
 def _topics(site: Site) -> dict[str, str]:
     """Each subscription document's path below the output folder, and its URL."""
-    from .feeds.specs import FORMATS, document_path, feed_specs
+    from .feeds.specs import FORMATS, document_path, document_url, feed_specs
 
-    return {document_path(s.folder, f): s.url(site, f) for s in feed_specs(site) for f in FORMATS}
+    pairs = ((s.folder, f) for s in feed_specs(site) for f in FORMATS)
+    return {document_path(folder, f): document_url(site, f, folder) for folder, f in pairs}
 
 
 def _write(path: Path, data: bytes | Path) -> None:

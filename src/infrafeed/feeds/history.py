@@ -67,10 +67,6 @@ def month_of(item: Item) -> str:
     return item.released.strftime("%Y-%m")
 
 
-def archive_root(spec: FeedSpec) -> str:
-    return f"{spec.folder}/archive" if spec.folder else "archive"
-
-
 def plan(
     site: Site, spec: FeedSpec, items: Sequence[Item], size_of: Callable[[Document], int]
 ) -> FeedHistory:
@@ -89,7 +85,7 @@ def plan(
     months = [(month, tuple(group)) for month, group in itertools.groupby(everything, key=month_of)]
     if len({month for month, _ in months}) != len(months):
         raise ValueError(f"feed '{spec.key}': items are not in release order")
-    root, whole = archive_root(spec), dict(months)
+    root, whole = f"{spec.folder}/archive" if spec.folder else "archive", dict(months)
 
     def current(count: int) -> Document:
         held, older = everything[:count], f"{root}/{month_of(everything[count])}"

@@ -29,7 +29,6 @@ _RELEASE_HOUR = 12
 @dataclass(frozen=True)
 class Item:
     id: str  # RFC 4151 tag URI, the same in every format, forever
-    kind: Kind
     module: Module | None
     title: str
     link: str  # absolute and percent-encoded
@@ -134,7 +133,6 @@ class ItemMaker:
         title = f"{site.kinds[group.kind].short} · {heading}"
         return Item(
             id=tag_uri(site, rf.date, change.id, group.kind),
-            kind=group.kind,
             module=module,
             title=title if module is None else f"{site.module_short(module)} · {title}",
             link=link,

@@ -35,10 +35,6 @@ class FeedSpec:
     module: int | None  # None: every item
     id: str  # Atom feed id: a tag URI that survives the site moving
 
-    def url(self, site: Site, fmt: Format) -> str:
-        """The public URL of the feed's subscription document in ``fmt``."""
-        return document_url(site, fmt, self.folder)
-
 
 def document_path(folder: str, fmt: Format) -> str:
     return f"{folder}/{fmt.filename}" if folder else fmt.filename

@@ -56,7 +56,7 @@ def write_new(path: Path, chunks: Iterable[bytes], *, sync: bool = True) -> File
 
 def write_atomic(
     path: Path, chunks: Iterable[bytes], *, overwrite: bool = True, sync: bool = True
-) -> FileRecord:
+) -> None:
     """Write ``path`` whole or not at all; with ``overwrite=False``, never replace a file.
 
     ``sync=False`` is for data whose loss costs only time. Raises :class:`FileExistsError` when
@@ -65,7 +65,7 @@ def write_atomic(
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         temp.unlink(missing_ok=True)
-        record = write_new(temp, chunks, sync=sync)
+        write_new(temp, chunks, sync=sync)
         if overwrite:
             temp.replace(path)
         else:
@@ -75,7 +75,6 @@ def write_atomic(
             temp.unlink()
     if sync:
         fsync_folder(path.parent)
-    return record
 
 
 def stage(path: Path, chunks: Iterable[bytes]) -> Path:

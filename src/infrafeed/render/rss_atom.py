@@ -10,7 +10,7 @@ feedgen's traps, handled here once:
 - RSS ``<description>`` is HTML to readers: it gets the HTML body, never the
   plain-text summary, whose ``<script>`` would run;
 - ``formatRFC2822`` switches the process's locale twice per date:
-  :func:`rfc822` writes the same C-locale ``<pubDate>``.
+  ``email.utils.format_datetime`` writes the same ``<pubDate>`` (for years from 1000).
 
 Plain text (all but the HTML of descriptions, contents and summaries) writes "&" and "<" as
 hexadecimal character references, as the RSS Best Practices Profile asks: the W3C validator
@@ -23,7 +23,9 @@ import datetime as dt
 import functools
 import html
 import re
+from email.utils import format_datetime
 from typing import Any
+from xml.sax.saxutils import escape
 
 from feedgen.feed import FeedGenerator
 from feedgen.util import xml_elem
@@ -35,8 +37,6 @@ from .documents import Frame, Head
 
 # RFC 5005's namespace: fh:complete and fh:archive, in RSS and Atom alike.
 FEED_HISTORY_NS = "http://purl.org/syndication/history/1.0"
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 def rss_frame(doc: Head) -> Frame:
@@ -66,20 +66,18 @@ def comment(name: str) -> str:
 def _author(author: Author) -> tuple[str, str, str]:
     """The site's author as every item prints it: RSS ``<author>`` (an address) or else
     ``dc:creator``, and Atom's ``<author>``. The same for each item: made once."""
-    rss = dc = atom = ""
+    rss = dc = ""
     if author.email:
-        shown = f"{author.email} ({comment(author.name)})" if author.name else author.email
-        rss = f"      <author>{_text(shown)}</author>\n"
+        rss = f"      <author>{_text(f'{author.email} ({comment(author.name)})')}</author>\n"
     else:
         dc = f"      <dc:creator>{_text(author.name)}</dc:creator>\n"
-    if author.name:
-        uri = encoded(author.url) if author.url else None
-        fields = [(f, v) for f, v in (("email", author.email), ("uri", uri)) if v]
-        atom = "".join(
-            [f"    <author>\n      <name>{_text(author.name)}</name>\n"]
-            + [f"      <{field}>{_text(value)}</{field}>\n" for field, value in fields]
-            + ["    </author>\n"]
-        )
+    uri = encoded(author.url) if author.url else None
+    fields = [(f, v) for f, v in (("email", author.email), ("uri", uri)) if v]
+    atom = "".join(
+        [f"    <author>\n      <name>{_text(author.name)}</name>\n"]
+        + [f"      <{field}>{_text(value)}</{field}>\n" for field, value in fields]
+        + ["    </author>\n"]
+    )
     return rss, dc, atom
 
 
@@ -96,7 +94,7 @@ def item_elements(item: Item, site: Site) -> tuple[bytes, bytes]:
     rss.append(f"      <description>{content}</description>\n{rss_author}")
     rss.append(f'      <guid isPermaLink="false">{id_}</guid>\n')
     rss += [f"      <category>{_text(c)}</category>\n" for c in item.categories]
-    rss.append(f"      <pubDate>{rfc822(rss_moment(item.published))}</pubDate>\n")
+    rss.append(f"      <pubDate>{format_datetime(rss_moment(item.published))}</pubDate>\n")
     rss.append(f"{dc_creator}    </item>\n")  # where feedgen's dc extension puts it
     updated = item.published.isoformat()
     atom = [f"  <entry>\n    <id>{id_}</id>\n    <title>{title}</title>\n"]
@@ -114,9 +112,7 @@ def item_elements(item: Item, site: Site) -> tuple[bytes, bytes]:
 
 def _html(value: str) -> str:
     """``value`` as lxml prints an element's text."""
-    return (
-        value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\r", "&#13;")
-    )
+    return escape(value, {"\r": "&#13;"})
 
 
 def _text(value: str) -> str:
@@ -226,9 +222,3 @@ def rss_moment(moment: dt.datetime) -> dt.datetime:
     or half hour (Nepal's +0545), which the W3C validator takes for a mistake. The same instant."""
     offset = moment.utcoffset() or dt.timedelta()
     return moment if not offset % dt.timedelta(minutes=30) else moment.astimezone(dt.UTC)
-
-
-def rfc822(moment: dt.datetime) -> str:
-    """``moment`` as feedgen writes RSS dates (strftime in the C locale)."""
-    day, month = _DAYS[moment.weekday()], _MONTHS[moment.month - 1]
-    return f"{day}, {moment:%d} {month} {moment:%Y %H:%M:%S %z}"
