@@ -188,6 +188,24 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     return Built(site, site / "dist", seconds)
 
 
+@pytest.mark.slow
+def test_only_a_ci_build_stops_without_the_feeds(tmp_path: Path) -> None:
+    """Every production build stopped without `npm run feeds`: a contributor to the real site
+    needed Python to build it. A deploy (CI) still stops, so no page goes out without them."""
+    site = site_copy(tmp_path / "site")
+    astro = [str(site / "node_modules" / ".bin" / "astro"), "build"]
+    outcomes = []
+    for ci in ("true", ""):
+        env = {**environment(tmp_path), "CI": ci}
+        result = subprocess.run(
+            astro, cwd=site, env=env, capture_output=True, text=True, timeout=600, check=False
+        )
+        outcomes.append(
+            (result.returncode == 0, "head-links.html is missing" in result.stdout + result.stderr)
+        )
+    assert outcomes == [(False, True), (True, True)]
+
+
 @pytest.fixture(scope="module")
 def broken(tmp_path_factory: pytest.TempPathFactory) -> Built:
     """The site built from a page whose heading ``## 2026-11-01`` was renamed by hand."""
