@@ -90,6 +90,10 @@ def test_new_finds_the_days_release_in_any_folder(small_site: Path, run_cli: Run
         f"a later release of that day as {small_site.as_posix()}/2026/2026-11-30-3.toml\n"
     )
     assert not (small_site / "2026" / "2026-11-30.toml").exists()
+    # A hidden folder holds nothing check reads: what is there is no release.
+    drafts.rename(small_site / ".trash")
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert (code, out, err) == (0, f"wrote {small_site.as_posix()}/2026/2026-11-30.toml\n", "")
 
 
 def test_new_names_a_folder_in_the_way(small_site: Path, run_cli: RunCli) -> None:

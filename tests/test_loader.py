@@ -510,6 +510,18 @@ def test_toml_mistakes_in_the_words_of_toml(small_site: Path, text: str, why: st
     assert problems(small_site) == [path + line for line in why.split("\n")]
 
 
+def test_a_table_declared_twice_is_told_the_right_fix(small_site: Path) -> None:
+    """Every table declared twice was told to write [[…]], which only arrays of tables take."""
+    site = small_site / "site.toml"
+    text = site.read_text(encoding="utf-8")
+    site.write_text(text + "\n[feeds]\nmax_items = 5\n", encoding="utf-8")
+    line = len(text.splitlines()) + 2
+    assert problems(small_site) == [
+        f"{site.as_posix()}:{line}: (toml): not valid TOML: [feeds] is declared twice; put its "
+        "keys under one [feeds]"
+    ]
+
+
 @pytest.mark.parametrize("name", ["2026-02-30.toml", "0000-00-00.toml", "2026-13-01-2.toml"])
 def test_file_named_by_a_day_that_does_not_exist(small_site: Path, name: str) -> None:
     # Not "make the date and the file name agree" (no date can) nor "move it to the folder 0000".

@@ -23,6 +23,7 @@ import pytest
 from conftest import REPO, RunCli
 from infrafeed import cli
 from infrafeed.errors import PublishError
+from infrafeed.publish import tree as tree_module
 from infrafeed.publish.lock import NEXT
 from infrafeed.publish.manifest import MANIFEST, Manifest, read_ids, read_manifest
 from infrafeed.publish.tree import Tree, mount_point
@@ -612,6 +613,20 @@ def test_a_foreign_line_in_the_record_is_blamed_on_the_record(
     assert code == 3 and stderr.startswith("site.toml: ids: the published items' ids start 'tag:")
 
 
+def test_old_ids_in_the_output_are_no_foreign_lines_of_the_record(
+    small_site: Path, out: Path, build: Any, tmp_path: Path
+) -> None:
+    """[ids] changed and confirmed where the entries are edited: the server's build, whose
+    output still holds the old ids, blamed the committed record, which was right."""
+    build(small_site)
+    edit(small_site / "site.toml", "\ndate = 2026-01-01", "\ndate = 2026-01-02")
+    elsewhere = tmp_path / "maintainer"
+    assert run_infrafeed("build", "--entries", str(small_site), "--out", str(elsewhere),
+                         "--allow-changes").returncode == 0  # fmt: skip
+    code, _, stderr = build(small_site)
+    assert code == 3 and stderr.startswith("site.toml: ids: the published items' ids start ")
+
+
 @pytest.mark.parametrize(
     ("change", "gone"),
     [
@@ -1021,13 +1036,53 @@ def test_files_put_into_the_output_while_a_build_runs_stay(tmp_path: Path) -> No
     assert (out / "mine.txt").read_text(encoding="utf-8") == "edited"
 
 
-def test_a_mount_point_is_known_as_one(tmp_path: Path) -> None:
+def test_a_mount_point_is_known_as_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bind mount shares its parent's device, so the device test took it for a folder the
     switch could replace: every build into one failed with exit 5 (Device or resource busy)."""
     assert mount_point(Path("/proc")) and mount_point(Path("/"))
-    folder = tmp_path / "a b\\c"  # written in octal escapes in the mount table
+    folder = tmp_path / "a b\\c"
     folder.mkdir()
     assert not mount_point(folder)
+    # A bind mount there, as Linux lists it: space and backslash in octal escapes.
+    written = str(folder).replace("\\", "\\134").replace(" ", "\\040")
+    table = tmp_path / "mountinfo"
+    table.write_text(f"36 25 8:1 /srv {written} rw,relatime shared:1 - ext4 /dev/sda1 rw\n")
+    monkeypatch.setattr(tree_module, "MOUNTS", table)
+    assert mount_point(folder) and not mount_point(tmp_path)
+    assert not Tree(folder, Manifest(None, {})).switch  # the journal fallback
+
+
+def test_what_older_versions_left_in_the_output_goes(tmp_path: Path) -> None:
+    """Moving late files into the new tree took old bookkeeping of infrafeed's along."""
+    out = tmp_path / "out"
+    for content in (b"1", b"2"):
+        tree = Tree(out, read_manifest(out))
+        tree.write("feed.xml", [content])
+        tree.publish(Manifest(None, {}), None)
+        (out / ".infrafeed.lock").write_bytes(b"")
+        (out / ".infrafeed-staging-1" / "x").mkdir(parents=True)
+    tree = Tree(out, read_manifest(out))
+    tree.write("feed.xml", [b"3"])
+    tree.publish(Manifest(None, {}), None)
+    assert sorted(p.name for p in out.iterdir()) == [".infrafeed-manifest", "feed.xml"]
+
+
+def test_a_page_that_cannot_be_staged_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk while staging --page left a part of it beside the page for good; a name
+    there with a number no process has stopped the build (OverflowError, exit 70)."""
+    out, page = tmp_path / "out", tmp_path / "site" / "update-log.md"
+    page.parent.mkdir()
+    (page.parent / ".update-log.md.99999999999999999999.new").write_bytes(b"half")
+    tree = Tree(out, read_manifest(out))
+    tree.write("feed.xml", [b"feed"])
+    monkeypatch.setattr(os, "write", _failing(os.write, errno.ENOSPC, ".update-log.md"))
+    with pytest.raises(PublishError, match=r"update-log.md: could not be written \(No space"):
+        tree.publish(Manifest(None, {}), (page, [b"page"]))
+    monkeypatch.undo()
+    tree.cleanup()
+    assert list(page.parent.iterdir()) == []
 
 
 def test_a_page_goes_in_with_the_feeds_or_not_at_all(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from . import __version__
 from .clock import SYSTEM, Clock
 from .errors import DataError, InfraFeedError, OutOfDate, Problem, PublishError
 from .publish import Report, shown
-from .publish.files import fsync_folder, stage, write_atomic
+from .publish.files import write_atomic
 from .publish.lock import left_behind, locked
 from .publish.manifest import (
     IDS,
@@ -166,8 +166,8 @@ def _publish(
     # The ids published: the output folder's record, and the one kept in git, which a
     # fresh clone has alone (it wins where they differ).
     record_path, committed = snapshot.folder / PUBLISHED, snapshot.published
-    memory = read_ids(out)
-    for key, known in committed_ids(committed).items():
+    memory, recorded = read_ids(out), committed_ids(committed)
+    for key, known in recorded.items():
         memory[key] = {**memory.get(key, {}), **known}
     dated = [(c.path, c.date) for c in releases]
     parts = {item.id: p for c in releases for item, p in zip(c.items, c.parts, strict=True)}
@@ -180,25 +180,20 @@ def _publish(
         releases=dated,
         subscribed=subscribed,
         minted=id_prefix(site),
+        committed=recorded,
     )
     record = ids_bytes(ids)
-    staged = None
-    if committed is None or committed.data != record:
-        if locked_ids:
-            state = "is missing" if committed is None else "does not match the entries"
-            raise OutOfDate(
-                f"{record_path} {state} (--locked); run `infrafeed build` where the "
-                f"entries are edited and commit {record_path}"
-            )
-        # Written before the output and moved into place after it: a build that cannot write
-        # the record publishes nothing, and one that fails records nothing it did not publish.
-        try:
-            staged = stage(record_path, (record,))
-        except OSError as exc:
-            raise PublishError(f"{record_path}: could not be written ({exc.strerror})") from None
-
+    stale = committed is None or committed.data != record
+    if stale and locked_ids:
+        state = "is missing" if committed is None else "does not match the entries"
+        raise OutOfDate(
+            f"{record_path} {state} (--locked); run `infrafeed build` where the "
+            f"entries are edited and commit {record_path}"
+        )
     tree = Tree(out, previous)
     try:
+        if stale:  # moved into place with the output: a failed build records nothing
+            tree.stage(record_path, (record,))
         text = None
         if site.page.enabled:
             oldest = releases[-1].date if releases else None
@@ -211,12 +206,8 @@ def _publish(
         manifest = Manifest(inputs, {}, published=sha256(record), pending=previous.pending)
         topics = _topics(site) if site.feeds.hub else None  # owed, --ping or not
         report = tree.publish(manifest, (page, text) if page and text is not None else None, topics)
-        if staged is not None:
-            _write(record_path, staged)
     finally:
         tree.cleanup()
-        if staged is not None:
-            staged.unlink(missing_ok=True)
     off = (_PAGE_OFF.format(page),) if page is not None and text is None else ()
     return BuildResult(report, False, site.feeds.hub, (), cache_error, off)
 
@@ -256,15 +247,10 @@ def _topics(site: Site) -> dict[str, str]:
     return {document_path(folder, f): document_url(site, f, folder) for folder, f in pairs}
 
 
-def _write(path: Path, data: bytes | Path) -> None:
-    """Write one of infrafeed's records beside the output (publish/ writes the output), or move
-    one staged (``data``) into place."""
+def _write(path: Path, data: bytes) -> None:
+    """Write one of infrafeed's records beside the output (publish/ writes the output)."""
     try:
-        if isinstance(data, Path):
-            data.replace(path)
-            fsync_folder(path.parent)
-        else:
-            write_atomic(path, (data,))
+        write_atomic(path, (data,))
     except OSError as exc:
         raise PublishError(f"{path}: could not be written ({exc.strerror})") from None
 

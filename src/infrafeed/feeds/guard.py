@@ -21,6 +21,7 @@ def guard(
     releases: Sequence[tuple[str, dt.date]] = (),
     subscribed: Mapping[str, Collection[str]] | None = None,
     minted: str = "",
+    committed: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, dict[str, str]]:
     """Refuse to drop or re-date items a feed already published; return the new id record.
 
@@ -31,17 +32,21 @@ def guard(
     like a drop when it is not there, as it would be only in an archive, which readers do not
     fetch.
     ``minted`` starts every id the settings mint now: published ids minted otherwise mean that
-    ``[ids]`` changed, which makes every item new again; that alone is said.
+    ``[ids]`` changed, which makes every item new again; that alone is said. ``committed``, the
+    part of ``previous`` kept with the entries, holding some ids minted otherwise, has lines of
+    another site's.
     """
-    recorded = [i for ids in previous.values() for i in ids]
-    stale = [i for i in recorded if minted and not i.startswith(minted)]
-    if stale and len(stale) < len(recorded) and not allow_changes:  # [ids] made the others
+    committed = committed or {}
+    recorded = [i for ids in committed.values() for i in ids]
+    foreign = [i for i in recorded if minted and not i.startswith(minted)]
+    if foreign and len(foreign) < len(recorded) and not allow_changes:  # [ids] made the others
         raise GuardError(
             [
-                f"published-ids.txt: {len(stale)} of its ids, such as {stale[0]}, are not of "
+                f"published-ids.txt: {len(foreign)} of its ids, such as {foreign[0]}, are not of "
                 f"this site ('{minted}'): lines infrafeed did not write; restore the file from git"
             ]
         )
+    stale = [i for ids in previous.values() for i in ids if minted and not i.startswith(minted)]
     if stale and not allow_changes:
         was = stale[0][: stale[0].find(":", 4) + 1] or stale[0]  # tag:<authority>,<minting date>:
         why = "every item would come back as new to every subscriber"

@@ -86,14 +86,18 @@ def stage(path: Path, chunks: Iterable[bytes]) -> Path:
             left.unlink(missing_ok=True)
     staged = path.with_name(f".{path.name}.{os.getpid()}.new")
     staged.unlink(missing_ok=True)
-    write_new(staged, chunks)
+    try:
+        write_new(staged, chunks)
+    except BaseException:
+        staged.unlink(missing_ok=True)
+        raise
     return staged
 
 
 def _running(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # OverflowError: no process has such a number
         return False
     except PermissionError:  # another user's
         return True

@@ -40,6 +40,7 @@ from .lock import JOURNAL, NEXT, next_trees
 from .manifest import IDS, MANIFEST, Manifest, as_recorded, manifest_bytes
 
 _OURS = {MANIFEST, IDS, NEXT, JOURNAL}
+MOUNTS = Path("/proc/self/mountinfo")  # Linux's mount table
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _EXCHANGE = getattr(_LIBC, "renameat2", None)  # glibc 2.28 and later
 
@@ -60,7 +61,7 @@ class Tree:
         self.records: dict[str, FileRecord] = {}
         self.unchanged: set[str] = set()
         self.foreign: list[str] = []  # files in the way that infrafeed did not write
-        self.page: tuple[Path, Path] | None = None  # the changelog page staged, and its place
+        self.staged: list[tuple[Path, Path]] = []  # files beside the output, and their places
         try:
             self._settled = (self.out / MANIFEST).stat().st_ctime_ns
         except OSError:
@@ -133,11 +134,8 @@ class Tree:
             page_record = FileRecord(digest.hexdigest(), sum(map(len, chunks)))
             if sha256_of(path) == page_record.sha256:
                 self.unchanged.add(str(path))
-            else:  # moved into place once the feeds are: the two never differ
-                try:
-                    self.page = (stage(path, chunks), path)
-                except OSError as exc:
-                    raise _unchanged(path, "could not be written", exc) from None
+            else:  # moved into place with the feeds: the two never differ
+                self.stage(path, chunks)
         written = [r for r in self.records if r not in self.unchanged]
         owed = {(topics or {})[r] for r in written if r in (topics or {})}
         pending = tuple(sorted({*manifest.pending, *owed}))
@@ -150,17 +148,18 @@ class Tree:
             _sync(self.dir)
         except OSError as exc:
             raise _unchanged(self.dir / MANIFEST, "could not write the manifest", exc) from None
-        with _signals_held():  # the page goes with the feeds
+        with _signals_held():  # what was staged beside the output goes in with it
             if not self.switch or not self._switched():
                 _move_in(self.dir, self.out, removed)
             else:
                 self._rescue()
-            if self.page is not None:
+            for staged, place in self.staged:
                 try:
-                    self.page[0].replace(self.page[1])
+                    staged.replace(place)
+                    fsync_folder(place.parent)
                 except OSError as exc:
                     why = f"could not be written ({exc.strerror}); the feeds are published"
-                    raise PublishError(f"{self.page[1]}: {why}; the next build writes it") from None
+                    raise PublishError(f"{place}: {why}; the next build writes it") from None
         self.cleanup()  # the old tree: unlinking it changes its files' links, and change times
         with contextlib.suppress(OSError):
             _settle(self.out, self.records)
@@ -210,7 +209,7 @@ class Tree:
         for folder, folders, _ in os.walk(self.out):
             relative = os.path.relpath(folder, self.out)
             if relative == ".":
-                folders[:] = [f for f in folders if f not in _OURS]
+                folders[:] = [f for f in folders if not f.startswith(".infrafeed")]
                 continue
             target = self.dir / relative
             try:
@@ -228,6 +227,8 @@ class Tree:
         for relative, _ in _walk(self.dir, _OURS):
             if relative in self.records or relative in self.previous.files:
                 continue
+            if relative.startswith(".infrafeed"):
+                continue  # what older versions of infrafeed left goes (_carry_over)
             source, target = self.dir / relative, self.out / relative
             with contextlib.suppress(OSError):  # best effort: the build is published
                 if os.path.lexists(target) and os.lstat(target).st_ino == os.lstat(source).st_ino:
@@ -249,18 +250,26 @@ class Tree:
             fsync_folder(self.out.parent)
         return True
 
+    def stage(self, path: Path, chunks: Iterable[bytes]) -> None:
+        """Write ``path``, outside the output folder, in the same step as the output."""
+        try:
+            self.staged.append((stage(path, chunks), path))
+        except OSError as exc:
+            raise _unchanged(path, "could not be written", exc) from None
+
     def cleanup(self) -> None:
-        """Remove the next tree (unpublished, or the old tree once switched), and a staged page."""
+        """Remove the next tree (unpublished, or the old tree once switched), and what was
+        staged beside the output and not moved in."""
         _remove(self.dir)
-        if self.page is not None:
-            self.page[0].unlink(missing_ok=True)
+        for staged, _ in self.staged:
+            staged.unlink(missing_ok=True)
 
 
 def mount_point(path: Path) -> bool:
     """Whether ``path`` is a mount point, a bind mount of its parent's file system too."""
     written = str(path).translate({ord(c): f"\\{ord(c):03o}" for c in " \t\n\\"})
     try:  # Linux lists mount points with those four characters as octal escapes
-        with Path("/proc/self/mountinfo").open(encoding="utf-8", errors="surrogateescape") as info:
+        with MOUNTS.open(encoding="utf-8", errors="surrogateescape") as info:
             return any(line.split(" ")[4] == written for line in info)
     except (OSError, IndexError):
         return os.path.ismount(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import difflib
 import re
@@ -213,11 +214,16 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
     return None
 
 
+_ARRAYS_OF_TABLES = ("groups", "groups.articles", "groups.notes", "modules")
+
+
 def _toml_words(message: str) -> str:
     """The parser's message, with a table named as it is written, and the fix."""
     if found := re.fullmatch(r"Cannot declare \((.*)\) twice", message):
-        table = ".".join(re.findall(r"'([^']*)'", found[1]))
-        return f"[{table}] is declared twice; write [[{table}]] for each of several {table}"
+        table = ".".join(ast.literal_eval(f"({found[1]})"))
+        if table in _ARRAYS_OF_TABLES:
+            return f"[{table}] is declared twice; write [[{table}]] for each of several {table}"
+        return f"[{table}] is declared twice; put its keys under one [{table}]"
     if message == "Cannot overwrite a value":
         return "a key is given a value twice; keep one"
     return message

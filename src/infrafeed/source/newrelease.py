@@ -31,8 +31,10 @@ def write_template(entries: Path, date: dt.date) -> Path:
         )
     if folder.is_symlink():  # a link to a folder: read_entries refuses what it would hold
         raise InfraFeedError(f"{folder.as_posix()}: {FOLDER_LINK}")
-    # A release is one file whatever its folder (entries/drafts/ too): the day's, anywhere.
-    found = sorted(p for p in entries.rglob(f"{name}.toml") if p != target)
+    # A release is one file whatever its folder (entries/drafts/ too): the day's, anywhere
+    # check reads (not in a hidden folder).
+    day = [p for p in entries.rglob(f"{name}*.toml") if not _hidden(p.relative_to(entries))]
+    found = sorted(p for p in day if p.stem == name and p != target)
     try:
         if found:
             raise FileExistsError
@@ -46,7 +48,7 @@ def write_template(entries: Path, date: dt.date) -> Path:
         if existing.is_dir():
             why = "is a folder, not a release file; move it away, then run new again"
             raise InfraFeedError(f"{existing.as_posix()}: {why}") from None
-        taken = {p.stem for p in entries.rglob(f"{name}-*.toml")}
+        taken = {p.stem for p in day}
         later = (f"{name}-{n}" for n in range(2, MAX_RELEASES_PER_DAY + 1))
         free = next((stem for stem in later if stem not in taken), None)
         if free is None:
@@ -61,3 +63,7 @@ def write_template(entries: Path, date: dt.date) -> Path:
     except OSError as exc:
         raise InfraFeedError(f"{folder.as_posix()}: could not write ({exc.strerror})") from None
     return target
+
+
+def _hidden(path: Path) -> bool:
+    return any(part.startswith(".") for part in path.parts)
