@@ -626,6 +626,14 @@ def test_release_dates_in_common_forms(heading: str, anchor: str) -> None:
     assert release_name(release.release.date, release.sequence) == anchor
 
 
+def test_a_release_date_as_the_pages_title_is_an_error() -> None:
+    """A "# 2026-11-07" first on the page was taken for its title: its changes were left out,
+    each with a warning that named no cause."""
+    assert problems_of("# 2026-11-07\n\n## 2026-11-06\n\n### Nội dung mới\n\n- x\n") == [
+        "page.md:1: heading: '# 2026-11-07': a release heading is '## 2026-11-07'"
+    ]
+
+
 @pytest.mark.parametrize("heading", ["Mon 2026-11-07", "Friday, 7 November 2026 (2)"])
 def test_a_weekday_that_is_not_the_dates_is_an_error(heading: str) -> None:
     """dateutil reads a weekday and ignores it: one of the two is a typo."""

@@ -135,6 +135,15 @@ def _ends_bullet(node: SyntaxTreeNode) -> bool:
     )
 
 
+def _dated(text: str) -> bool:
+    """Whether a heading reads as a release's: "# 2026-11-07" is no page title."""
+    try:
+        parse_release_heading(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _shown(markdown: str) -> str:
     return inline.to_text(inline.parse(markdown))
 
@@ -231,6 +240,8 @@ class _Reader:
                 self.skip = 3
             else:
                 self.kind, self.items = (kind, line, text), 0
+        elif level == 1 and _dated(text):  # a release's date: not the page's title
+            self.error(line, "heading", f"'# {text}': a release heading is '## {text}'")
         elif level != 1 or self.started:  # a level-1 heading above the releases is the title
             neither = "is neither a release (##) nor a change kind (###) heading"
             self.error(line, "heading", f"'{'#' * level} {text}' {neither}")
