@@ -63,7 +63,7 @@ def leftovers(out: Path) -> list[str]:
     return found + sorted(
         path.relative_to(out).as_posix()
         for path in out.rglob("*")
-        if path.name in (NEXT, JOURNAL) or path.name.endswith(".tmp")
+        if path.name in (NEXT, JOURNAL) or path.name.endswith((".tmp", ".new"))
     )
 
 

@@ -74,7 +74,7 @@ def cli() -> None:
 @cli.command()
 @ENTRIES
 def check(entries: Path) -> None:
-    """Validate the entries and print what they hold.
+    """Validate the entries (published-ids.txt too) and print what they hold.
 
     \b
     Example:
@@ -161,7 +161,8 @@ BUILD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any], str]] = [
                         "metavar": "SECONDS", "callback": _seconds},
      "How long to wait for another build on the output folder."),
     (("--ping",), {"is_flag": True}, "Tell the WebSub hub (site.toml [feeds] hub) of every "
-     "feed that changed; a failure is reported, and the next build with --ping retries."),
+     "feed changed since it was last told (builds without --ping record theirs); a failure is "
+     "reported, and the next build with --ping retries."),
     (("--cache",), {"type": FOLDER, "metavar": "DIRECTORY",
                     "show_default": ".infrafeed-cache beside the entries folder"},
      "Build cache folder: what each release file gave the last build. Derived data only: "

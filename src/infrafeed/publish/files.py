@@ -62,10 +62,8 @@ def write_atomic(
     ``sync=False`` is for data whose loss costs only time. Raises :class:`FileExistsError` when
     ``overwrite`` is False and the file exists (or appeared meanwhile).
     """
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temp = stage(path, chunks, sync=sync)
     try:
-        temp.unlink(missing_ok=True)
-        write_new(temp, chunks, sync=sync)
         if overwrite:
             temp.replace(path)
         else:
@@ -77,9 +75,9 @@ def write_atomic(
         fsync_folder(path.parent)
 
 
-def stage(path: Path, chunks: Iterable[bytes]) -> Path:
-    """Write ``chunks`` under a hidden name beside ``path``, synced, to be moved there later;
-    what a killed process left so (its process gone) is removed first."""
+def stage(path: Path, chunks: Iterable[bytes], *, sync: bool = True) -> Path:
+    """Write ``chunks`` under a hidden name beside ``path``, to be moved there later; what a
+    killed process left so (its process gone) is removed first."""
     for left in path.parent.glob(f".{glob.escape(path.name)}.*.new"):
         pid = left.name.removesuffix(".new").rpartition(".")[2]
         if pid.isdigit() and not _running(int(pid)):
@@ -87,7 +85,7 @@ def stage(path: Path, chunks: Iterable[bytes]) -> Path:
     staged = path.with_name(f".{path.name}.{os.getpid()}.new")
     staged.unlink(missing_ok=True)
     try:
-        write_new(staged, chunks)
+        write_new(staged, chunks, sync=sync)
     except BaseException:
         staged.unlink(missing_ok=True)
         raise

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import InfraFeedError
 from ..publish.files import write_atomic
-from .files import FOLDER_LINK, SITE_FILE
+from .files import FOLDER_LINK, SITE_FILE, read_entries
 from .models import MAX_RELEASES_PER_DAY
 
 
@@ -31,9 +31,10 @@ def write_template(entries: Path, date: dt.date) -> Path:
         )
     if folder.is_symlink():  # a link to a folder: read_entries refuses what it would hold
         raise InfraFeedError(f"{folder.as_posix()}: {FOLDER_LINK}")
-    # A release is one file whatever its folder (entries/drafts/ too): the day's, anywhere
-    # check reads (not in a hidden folder).
-    day = [p for p in entries.rglob(f"{name}*.toml") if not _hidden(p.relative_to(entries))]
+    # A release is one file whatever its folder (entries/drafts/ too): the day's, among the
+    # files check reads (the version only names the snapshot's digest, unused here).
+    listed = read_entries(entries, "").releases
+    day = [entries / f.relative for f in listed if Path(f.relative).name.startswith(name)]
     found = sorted(p for p in day if p.stem == name and p != target)
     try:
         if found:
@@ -63,7 +64,3 @@ def write_template(entries: Path, date: dt.date) -> Path:
     except OSError as exc:
         raise InfraFeedError(f"{folder.as_posix()}: could not write ({exc.strerror})") from None
     return target
-
-
-def _hidden(path: Path) -> bool:
-    return any(part.startswith(".") for part in path.parts)
