@@ -292,9 +292,17 @@ def test_items_read_on_their_own_in_the_all_items_feed(shipped_out: Path) -> Non
     # Chapter numbers clash across modules; the titles do not.
     assert "M2 · Mới · 6.1 FlashAttention V1 chi tiết" in titles
     assert any(t.startswith("M4 · Mới · 6.1 Tổng quan chiến lược") for t in titles)
-    # A long note is titled by its first clause, cut at a word; the content has all of it.
+    # A long note is titled by its first clause; the content has all of it.
     interview = next(r for r in records if "Khu phỏng vấn" in r["title"])
-    assert interview["title"] == "Mới · Khu phỏng vấn: tổng cộng 180+ buổi phỏng vấn thật"
+    assert interview["title"] == (
+        "Mới · Khu phỏng vấn: tổng cộng 180+ buổi phỏng vấn thật, phủ 40+ công ty, tổ chức theo bậc"
+    )
+    # A comma parts a list, not a clause: the title does not name one company as if alone.
+    companies = "Mới · Các công ty gồm ByteDance, Alibaba, Tencent, Baidu, Kuaishou, Meituan"
+    assert companies + ", Ant Group, NVIDIA…" in titles
+    assert "M3 · Mới · Module 3 · Huấn luyện phân tán thêm Chương 2: Tối ưu hóa" in titles
+    moved = "M4 · Điều chỉnh · Bài cũ vLLM quick start chuyển xuống Chương 1 thành 1.2"
+    assert moved + " vLLM quick start…" in titles
     assert "tổ chức theo bậc" in interview["content_html"] and "summary" not in interview
     context = next(r for r in records if r["title"].startswith("M4 · Mới · 6.1"))["content_html"]
     assert "thêm 10 hình minh họa kiểu vẽ tay</p></blockquote>" in context
@@ -316,6 +324,9 @@ def test_a_note_title_from_the_entries_or_its_first_clause(small_site: Path) -> 
     cut = first_clause(words.strip())
     assert cut.endswith("…") and len(cut) <= 91 and words.startswith(cut[:-1] + " ")
     assert first_clause("Blog: thêm trang Về tác giả") == "Blog: thêm trang Về tác giả"
+    assert first_clause("Các công ty gồm ByteDance, Alibaba và nữa") == (
+        "Các công ty gồm ByteDance, Alibaba và nữa"
+    )
     assert first_clause("Nâng cấp toàn diện khung kho tri thức: chi tiết") == (
         "Nâng cấp toàn diện khung kho tri thức"
     )

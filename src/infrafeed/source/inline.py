@@ -337,17 +337,20 @@ def code_span(code: str) -> str:
 
 
 # A note without a title takes its text's first clause for one: cut after this many characters
-# at the first ": ", "; ", ". ", ", " or " — ", or at a space before _TITLE_MAX.
+# at the first ": ", "; ", ". " or " — ", else at the last comma or space before _TITLE_MAX,
+# with "…". A comma is no clause's end: in "Các công ty gồm ByteDance, Alibaba, …" it parts a
+# list, whose first name alone would mislead.
 _CLAUSE_MIN, _TITLE_MAX = 20, 90
-_CLAUSE_END = re.compile(r"[:;.,]\s| [—–] ")
+_CLAUSE_END = re.compile(r"[:;.]\s| [—–] ")
 
 
 def first_clause(text: str) -> str:
-    """``text`` up to its first clause's end, or cut at a word before _TITLE_MAX with "…"."""
+    """``text`` up to its first clause's end, or cut before _TITLE_MAX with "…"."""
     found = _CLAUSE_END.search(text, _CLAUSE_MIN)
     if found is not None and found.start() <= _TITLE_MAX:
         return text[: found.start()]
     if len(text) <= _TITLE_MAX:
         return text
-    cut = text.rfind(" ", 0, _TITLE_MAX)
+    cut = text.rfind(", ", _CLAUSE_MIN, _TITLE_MAX)
+    cut = cut if cut > 0 else text.rfind(" ", 0, _TITLE_MAX)
     return text[: cut if cut > 0 else _TITLE_MAX].rstrip(" ,;:") + "…"
