@@ -293,18 +293,34 @@ def test_a_release_backdated_into_the_subscription_document_is_published(
     assert {"2026-04-01", "2026-03-31"} <= {item.rsplit(":", 1)[1][:10] for item in current}
 
 
-def test_more_new_items_at_once_than_the_subscription_document_holds_are_published(
+def test_more_new_items_at_once_than_the_subscription_document_holds_are_refused(
     tmp_path: Path, run_cli: RunCli
 ) -> None:
-    """The newest release, or several pulled at once, with more items than fit: those that do not
-    fit were refused as "behind the newest items", and "date the release later" could not be done.
-    They go to the archive, as they would a build at a time."""
+    """Five new items, the newest there are, and room for two: three would go straight to an
+    archive, which readers do not fetch, so subscribers would never see them. Refused, saying
+    what to raise; confirmed, they go to the archive, and every item is still there once."""
     entries = write_site(tmp_path / "entries", max_items=2)
     out = tmp_path / "out"
     build(run_cli, entries, out)
+    before = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     add_release(entries, "2026-04-20", 1, 2)
-    add_release(entries, "2026-05-04", 2, 3)  # five new items, the newest there are
-    build(run_cli, entries, out)
+    add_release(entries, "2026-05-04", 2, 3)
+    code, _, err = run_cli("build", "--entries", str(entries), "--out", str(out), "-q")
+    assert code == 3
+    assert "feed 'all': 3 new items, such as " in err
+    assert "raise [feeds] max_items or max_bytes until it holds them" in err
+    assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == before
+    raised = (
+        (entries / "site.toml")
+        .read_text(encoding="utf-8")
+        .replace("max_items = 2", "max_items = 5")
+    )
+    (entries / "site.toml").write_text(raised, encoding="utf-8")
+    build(run_cli, entries, out)  # room for them: published, in the subscription document
+    assert links(out / "feed.json")[1] == expected_ids(entries)["all"][:5]
+    (entries / "site.toml").write_text(raised.replace("max_items = 5", "max_items = 2"), "utf-8")
+    add_release(entries, "2026-05-11", 1, 4)
+    build(run_cli, entries, out, "--allow-changes")
     assert walk(out, "feed.json") == expected_ids(entries)["all"]
     assert links(out / "feed.json")[1] == expected_ids(entries)["all"][:2]
 

@@ -30,7 +30,8 @@ def guard(
     (each file's path and date) name a vanished item's file. ``subscribed`` holds the ids each
     feed's subscription document holds: a new item of a feed that published before is refused
     like a drop when it is not there, as it would be only in an archive, which readers do not
-    fetch.
+    fetch (whether older than what the feed published, or pushed out by more new items at once
+    than the document holds).
     ``minted`` starts every id the settings mint now: published ids minted otherwise mean that
     ``[ids]`` changed, which makes every item new again; that alone is said. ``committed``, the
     part of ``previous`` kept with the entries, holding some ids minted otherwise, has lines of
@@ -114,15 +115,26 @@ def _where_it_was(item_id: str, releases: Sequence[tuple[str, dt.date]]) -> str:
 def _unseen(
     key: str, items: Sequence[Item], before: Mapping[str, str], subscribed: Collection[str]
 ) -> list[str]:
-    """New items that only an archive would hold, dated before what the feed published: those
-    dated after it are there only because more came at once than the document holds."""
+    """New items that only an archive would hold: each one dated before what the feed published,
+    and those newer that more items at once than the subscription document holds pushed out."""
     unseen = [item for item in items if item.id not in subscribed and item.id not in before]
-    newest = max(map(dt.datetime.fromisoformat, before.values())) if unseen else None
-    return [
+    if not unseen:
+        return []
+    newest = max(map(dt.datetime.fromisoformat, before.values()))
+    pushed = [item for item in unseen if item.published >= newest]
+    found = [
         f"feed '{key}': new item {item.id} ({item.source}) is dated {item.released.isoformat()}, "
         "before items the feed has published and behind the newest items, which the "
         "subscription document holds: it would be only in an archive, which readers do not "
         "fetch; date the release later, or raise [feeds] max_items or max_bytes"
         for item in unseen
-        if newest is not None and item.published < newest
+        if item.published < newest
     ]
+    if pushed:
+        found.append(
+            f"feed '{key}': {len(pushed)} new items, such as {pushed[0].id} ({pushed[0].source}), "
+            "would be only in an archive, which readers do not fetch: this build adds more items "
+            "than the subscription document holds; raise [feeds] max_items or max_bytes until "
+            "it holds them, or confirm that they go to the archive"
+        )
+    return found
