@@ -29,13 +29,12 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
-from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
 from ..source.inline import Code, Emphasis, Link, Node, Strong, Text, code_span, merged, to_text
-from ..source.urls import check_reference
+from ..source.urls import check_reference, site_path
 
 # CommonMark reads these anywhere in a line: escape them always.
 _ALWAYS = frozenset("\\`*[]<|~$")
@@ -292,10 +291,7 @@ def read_nodes(
     """
 
     def link(children: tuple[Node, ...], href: str) -> Link:
-        if page is None or href.startswith("/") or urlsplit(href).scheme:
-            return Link(children, href)
-        found = urlsplit(urljoin(page, href))
-        return Link(children, urlunsplit(("", "", found.path, found.query, found.fragment)))
+        return Link(children, href if page is None else site_path(page, href))
 
     def run(pieces: Sequence[Piece]) -> tuple[Node, ...]:
         out: list[Node] = []

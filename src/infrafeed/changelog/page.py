@@ -8,11 +8,11 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from functools import partial
-from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from ..source import inline
 from ..source.loader import ReleaseFile
 from ..source.models import Article, Group, Note, Site
+from ..source.urls import site_path
 from .conventions import (
     ARTICLE_NUMBER,
     SEPARATOR,
@@ -131,12 +131,4 @@ def _fields(model: Article | Note | Group, *names: str, **more: bool) -> dict[st
 def _page_reference(site: Site) -> Callable[[str], str]:
     """Link targets as the page needs them: a relative one ("cuda/x") means a page below the
     site's root, as in the feeds: "/AIInfraGuide/cuda/x"; others stay as written."""
-    root = site.url if site.url.endswith("/") else site.url + "/"
-
-    def resolve(reference: str) -> str:
-        if reference.startswith("/") or urlsplit(reference).scheme:
-            return reference
-        parts = urlsplit(urljoin(root, reference))
-        return urlunsplit(("", "", parts.path, parts.query, parts.fragment))
-
-    return resolve
+    return partial(site_path, site.url if site.url.endswith("/") else site.url + "/")

@@ -87,5 +87,14 @@ def encoded(url: str) -> str:
     return urlunsplit((parts.scheme.lower(), netloc, path, query, fragment))
 
 
+def site_path(base: str, reference: str) -> str:
+    """A relative ``reference`` resolved against the URL ``base``, as a path from the site's
+    origin ("cuda/x" -> "/AIInfraGuide/cuda/x"); a path or an http(s) URL stays as written."""
+    if reference.startswith("/") or urlsplit(reference).scheme:
+        return reference
+    parts = urlsplit(urljoin(base, reference))
+    return urlunsplit(("", "", parts.path, parts.query, parts.fragment))
+
+
 def _quote(text: str, safe: str) -> str:
     return _STRAY_PERCENT.sub("%25", quote(text, safe=safe))
