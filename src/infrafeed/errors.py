@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
 def count(number: int, noun: str) -> str:
     """``number`` with ``noun``, plural unless one: "1 problem", "3 problems"."""
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def reads(parse: Callable[[str], object], text: str) -> bool:
+    """Whether ``parse`` reads ``text`` without a ValueError."""
+    try:
+        parse(text)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 from markdown_it.tree import SyntaxTreeNode
 
-from ..errors import Problem
+from ..errors import Problem, reads
 from ..source import inline
 from ..source.models import COLONS, Kind, Site, fold_heading
 from .conventions import (
@@ -135,15 +135,6 @@ def _ends_bullet(node: SyntaxTreeNode) -> bool:
     )
 
 
-def _dated(text: str) -> bool:
-    """Whether a heading reads as a release's: "# 2026-11-07" is no page title."""
-    try:
-        parse_release_heading(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _shown(markdown: str) -> str:
     return inline.to_text(inline.parse(markdown))
 
@@ -240,7 +231,7 @@ class _Reader:
                 self.skip = 3
             else:
                 self.kind, self.items = (kind, line, text), 0
-        elif level == 1 and _dated(text):  # a release's date: not the page's title
+        elif level == 1 and reads(parse_release_heading, text):  # a release's date: no title
             self.error(line, "heading", f"'# {text}': a release heading is '## {text}'")
         elif level != 1 or self.started:  # a level-1 heading above the releases is the title
             neither = "is neither a release (##) nor a change kind (###) heading"

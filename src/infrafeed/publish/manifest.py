@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..errors import PublishError
+from ..errors import PublishError, reads
 from .files import FileRecord, sha256_of
 
 if TYPE_CHECKING:
@@ -94,18 +94,11 @@ def parse_ids(data: bytes | None, path: Path | str) -> Ids:
     ids: Ids = {}
     for number, line in enumerate(_lines(data, _IDS_HEADER, path) or (), start=2):
         record = _ID.fullmatch(line)
-        if record is None or not _is_date(record[3]):
+        # The guard compares dates: "2026-13-14" is damage.
+        if record is None or not reads(dt.datetime.fromisoformat, record[3]):
             raise _damaged(path, f"line {number} is not an id record")
         ids.setdefault(record[1], {})[record[2]] = record[3]
     return ids
-
-
-def _is_date(text: str) -> bool:
-    try:
-        dt.datetime.fromisoformat(text)  # the guard compares dates: "2026-13-14" is damage
-    except ValueError:
-        return False
-    return True
 
 
 def committed_ids(file: EntryFile | None) -> Ids:

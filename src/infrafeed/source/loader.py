@@ -19,7 +19,7 @@ import tomli
 from pydantic import BaseModel, ValidationError
 
 from .. import __version__
-from ..errors import DataError, Problem, count
+from ..errors import DataError, Problem, count, reads
 from .files import SITE_FILE, EntryFile, Snapshot, read_entries, utf8_text
 from .models import KINDS, MAX_RELEASES_PER_DAY, Article, Release, Site
 
@@ -130,7 +130,7 @@ def _named(name: str, problems: list[Problem]) -> Match[str] | None:
     named = _RELEASE_NAME.match(PurePosixPath(name).name)
     if named is None:
         problems.append(Problem(name, "(file name)", _MISNAMED))
-    elif not _is_date(named.group(1)):
+    elif not reads(dt.date.fromisoformat, named.group(1)):
         why = f"{named.group(1)} is not a date (no such day); " + _MISNAMED
         problems.append(Problem(name, "(file name)", why))
         return None
@@ -142,14 +142,6 @@ def _named(name: str, problems: list[Problem]) -> Match[str] | None:
         )
         problems.append(Problem(name, "(file name)", why))
     return named
-
-
-def _is_date(text: str) -> bool:
-    try:
-        dt.date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _release(
