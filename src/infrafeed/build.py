@@ -232,9 +232,10 @@ def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -
         # hub was asked must not look untouched.
         manifest = rechecked(out, manifest)._replace(pending=pending)
         try:
-            _write(out / MANIFEST, manifest_bytes(manifest))
-        except PublishError as exc:  # the feeds are published: only the record of pings is lost
-            why = f"{exc}; the next build with --ping tells the hub again"
+            write_atomic(out / MANIFEST, (manifest_bytes(manifest),))
+        except OSError as exc:  # the feeds are published: only the record of pings is lost
+            why = f"{out / MANIFEST}: could not be written ({exc.strerror}); the next build "
+            why += "with --ping tells the hub again"
             return result._replace(warnings=(*result.warnings, why))
     return result
 
@@ -245,14 +246,6 @@ def _topics(site: Site) -> dict[str, str]:
 
     pairs = ((s.folder, f) for s in feed_specs(site) for f in FORMATS)
     return {document_path(folder, f): document_url(site, f, folder) for folder, f in pairs}
-
-
-def _write(path: Path, data: bytes) -> None:
-    """Write one of infrafeed's records beside the output (publish/ writes the output)."""
-    try:
-        write_atomic(path, (data,))
-    except OSError as exc:
-        raise PublishError(f"{path}: could not be written ({exc.strerror})") from None
 
 
 def _mode(path: Path, error: type[InfraFeedError]) -> int | None:
