@@ -11,7 +11,6 @@ with a matching checksum would be published as it is).
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import hashlib
 import importlib.metadata
@@ -171,9 +170,7 @@ def _zone_rules(timezone: str) -> bytes:
 
 
 # The fields of an item that marshal carries as they are; the others are made plain.
-_AS_IS = tuple(
-    f.name for f in dataclasses.fields(Item) if f.name not in ("module", "published", "released")
-)
+_AS_IS = tuple(f for f in Item._fields if f not in ("module", "published", "released"))
 
 
 def _record(c: Compiled) -> tuple[Any, ...]:

@@ -16,7 +16,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from dateutil import parser as dateparser
 
@@ -114,8 +114,7 @@ def _date(text: str) -> dt.date | None:
     return day
 
 
-@dataclass(frozen=True)
-class Annotation:
+class Annotation(NamedTuple):
     group: bool  # starts a group, rather than annotating one item
     fields: Mapping[str, AnnotationValue]
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from urllib.parse import quote, unquote, urlsplit
 
 from anyascii import anyascii
@@ -38,8 +37,7 @@ _NO_MODULE = (
 )
 
 
-@dataclass(frozen=True)
-class ImportedRelease:
+class ImportedRelease(NamedTuple):
     sequence: int  # 1, or N for the N-th release of its day
     release: Release
 

@@ -10,7 +10,7 @@ import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from markdown_it.tree import SyntaxTreeNode
 
@@ -75,8 +75,7 @@ class PageRelease:
     groups: list[PageGroup] = field(default_factory=list)
 
 
-@dataclass
-class ParsedPage:
+class ParsedPage(NamedTuple):
     releases: list[PageRelease]
     errors: list[Problem]
     warnings: list[Problem]  # in the order of their lines

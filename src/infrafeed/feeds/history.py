@@ -21,8 +21,7 @@ import bisect
 import datetime as dt
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ..source.models import Site
 from .items import Item
@@ -31,8 +30,7 @@ from .specs import FeedSpec
 Role = Literal["complete", "current", "archive"]
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(NamedTuple):
     """One document of a feed; its three formats live in ``folder``."""
 
     role: Role
@@ -44,8 +42,7 @@ class Document:
     next_archive: str | None  # of the next newer archive, or the subscription document's
 
 
-@dataclass(frozen=True)
-class FeedHistory:
+class FeedHistory(NamedTuple):
     spec: FeedSpec
     documents: tuple[Document, ...]  # the subscription document first, then archives newest first
     items: tuple[Item, ...]  # the whole feed, newest first: its documents' items in order

@@ -11,7 +11,7 @@ import datetime as dt
 import functools
 import html
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from ..source import inline
@@ -26,8 +26,7 @@ from ..source.urls import absolute, encoded
 _RELEASE_HOUR = 12
 
 
-@dataclass(frozen=True)
-class Item:
+class Item(NamedTuple):
     id: str  # RFC 4151 tag URI, the same in every format, forever
     module: Module | None
     title: str

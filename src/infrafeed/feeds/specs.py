@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..source.models import Site
 from ..source.urls import absolute, encoded
 from .items import Item, id_prefix
 
 
-@dataclass(frozen=True)
-class Format:
+class Format(NamedTuple):
     name: str  # "rss", "atom", "json"
     filename: str
     media_type: str
@@ -25,8 +24,7 @@ FORMATS: tuple[Format, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class FeedSpec:
+class FeedSpec(NamedTuple):
     key: str  # stable name: "all", "module-cuda"
     title: str
     description: str

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
 from functools import partial
 from itertools import accumulate
 from typing import NamedTuple
@@ -40,8 +39,7 @@ def item_parts(site: Site, items: Iterable[Item]) -> tuple[ItemParts, ...]:
     )
 
 
-@dataclass(frozen=True)
-class Head:
+class Head(NamedTuple):
     """What a document says about itself in one format: everything but its items."""
 
     site: Site
@@ -165,7 +163,7 @@ class _Feed:
 
     def frame(self, document: Document, fmt: Format) -> Frame:
         """The document's frame in ``fmt``, rendered once: it depends on all but the items."""
-        key = (fmt.name, replace(document, items=()))
+        key = (fmt.name, document._replace(items=()))
         if key not in self._frames:
             from .jsonfeed import json_frame
             from .rss_atom import atom_frame, rss_frame

@@ -15,7 +15,6 @@ import json
 import posixpath
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import quote
 
@@ -51,8 +50,7 @@ class FormatLink(NamedTuple):
     url: str  # public, absolute
 
 
-@dataclass(frozen=True)
-class FeedView:
+class FeedView(NamedTuple):
     """A feed as the site files show it: its spec and history, and where its files are."""
 
     spec: FeedSpec
