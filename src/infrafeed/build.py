@@ -146,7 +146,7 @@ def _publish(
     from .changelog.page import assemble_page
     from .feeds.guard import guard
     from .feeds.items import id_prefix
-    from .feeds.specs import feed_specs, select_all
+    from .feeds.specs import FORMATS, document_path, document_url, feed_specs, select_all
     from .publish.tree import Tree
     from .render.documents import plan_all, render_all
     from .source.loader import site_of, validate
@@ -204,7 +204,9 @@ def _publish(
             tree.write(relative, chunks)
         tree.write(IDS, (record,))
         manifest = Manifest(inputs, {}, published=sha256(record), pending=previous.pending)
-        topics = _topics(site) if site.feeds.hub else None  # owed, --ping or not
+        # The URLs the hub knows the documents by: one written is owed a ping, --ping or not.
+        pairs = [(s.folder, f) for s in specs for f in FORMATS] if site.feeds.hub else []
+        topics = {document_path(d, f): document_url(site, f, d) for d, f in pairs}
         report = tree.publish(manifest, (page, text) if page and text is not None else None, topics)
     finally:
         tree.cleanup()
@@ -238,14 +240,6 @@ def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -
             why += "with --ping tells the hub again"
             return result._replace(warnings=(*result.warnings, why))
     return result
-
-
-def _topics(site: Site) -> dict[str, str]:
-    """Each subscription document's path below the output folder, and its URL."""
-    from .feeds.specs import FORMATS, document_path, document_url, feed_specs
-
-    pairs = ((s.folder, f) for s in feed_specs(site) for f in FORMATS)
-    return {document_path(folder, f): document_url(site, f, folder) for folder, f in pairs}
 
 
 def _mode(path: Path, error: type[InfraFeedError]) -> int | None:
