@@ -18,10 +18,10 @@ def guard(
     published: Mapping[str, Sequence[Item]],
     *,
     allow_changes: bool,
-    releases: Sequence[tuple[str, dt.date]] = (),
-    subscribed: Mapping[str, Collection[str]] | None = None,
-    minted: str = "",
-    committed: Mapping[str, Mapping[str, str]] | None = None,
+    releases: Sequence[tuple[str, dt.date]],
+    subscribed: Mapping[str, Collection[str]],
+    minted: str,
+    committed: Mapping[str, Mapping[str, str]],
 ) -> dict[str, dict[str, str]]:
     """Refuse to drop or re-date items a feed already published; return the new id record.
 
@@ -37,9 +37,8 @@ def guard(
     part of ``previous`` kept with the entries, holding some ids minted otherwise, has lines of
     another site's.
     """
-    committed = committed or {}
     recorded = [i for ids in committed.values() for i in ids]
-    foreign = [i for i in recorded if minted and not i.startswith(minted)]
+    foreign = [i for i in recorded if not i.startswith(minted)]
     if foreign and len(foreign) < len(recorded) and not allow_changes:  # [ids] made the others
         raise GuardError(
             [
@@ -47,7 +46,7 @@ def guard(
                 f"this site ('{minted}'): lines infrafeed did not write; restore the file from git"
             ]
         )
-    stale = [i for ids in previous.values() for i in ids if minted and not i.startswith(minted)]
+    stale = [i for ids in previous.values() for i in ids if not i.startswith(minted)]
     if stale and not allow_changes:
         was = stale[0][: stale[0].find(":", 4) + 1] or stale[0]  # tag:<authority>,<minting date>:
         why = "every item would come back as new to every subscriber"
@@ -71,7 +70,7 @@ def guard(
         record[key] = {item.id: dates[item.id] for item in items}
     for key, items in published.items():  # every feed's record first: an item may move feeds
         now, old = record[key], previous.get(key, {})
-        if old and subscribed is not None:
+        if old:
             violations += _unseen(key, items, old, subscribed[key])
         if old.items() <= now.items():  # the usual case, at C speed: nothing dropped or moved
             continue
