@@ -13,7 +13,7 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -144,44 +144,33 @@ def _file(_: click.Context, __: click.Parameter, value: str | None) -> Path | No
     return None if value is None else Path(value)
 
 
-# The options of ``build``, each a line of the help: (names, settings, help).
-BUILD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any], str]] = [
-    (("--out",), {"type": FOLDER, "default": Path("output"), "show_default": True},
-     "Output folder, served at site.toml [feeds] url."),
-    (("--page",), {"metavar": "FILE", "callback": _file},
-     "Write the changelog page to FILE (a site's posts folder, outside the entries and the "
-     "output) instead of below the output."),
-    (("--allow-changes",), {"is_flag": True},
-     "Confirm that items already published may disappear or change their date, and feeds "
-     "that published may go."),
-    (("--locked", "locked_ids"), {"is_flag": True},
-     "Refuse to change the entries' published-ids.txt (for CI: the record must be committed "
-     "with the entries)."),
-    (("--lock-wait",), {"type": float, "default": 30.0, "show_default": True,
-                        "metavar": "SECONDS", "callback": _seconds},
-     "How long to wait for another build on the output folder."),
-    (("--ping",), {"is_flag": True}, "Tell the WebSub hub (site.toml [feeds] hub) of every "
-     "feed changed since it was last told (builds without --ping record theirs); a failure is "
-     "reported, and the next build with --ping retries."),
-    (("--cache",), {"type": FOLDER, "metavar": "DIRECTORY",
-                    "show_default": ".infrafeed-cache beside the entries folder"},
-     "Build cache folder: what each release file gave the last build. Derived data only: "
-     "deleting it makes the next build slower, never different."),
-    (("--no-cache",), {"is_flag": True}, "Use no build cache."),
-    (("-q", "--quiet"), {"is_flag": True},
-     "Print nothing on success (for cron); errors and warnings go to stderr."),
-]  # fmt: skip
-
-
-def _options(func: Callable[..., None]) -> Callable[..., None]:
-    for names, settings, text in reversed(BUILD_OPTIONS):
-        func = click.option(*names, help=text, **settings)(func)
-    return func
-
-
 @cli.command()
 @ENTRIES
-@_options
+@click.option("--out", type=FOLDER, default=Path("output"), show_default=True,
+              help="Output folder, served at site.toml [feeds] url.")  # fmt: skip
+@click.option("--page", metavar="FILE", callback=_file,
+              help="Write the changelog page to FILE (a site's posts folder, outside the "
+              "entries and the output) instead of below the output.")  # fmt: skip
+@click.option("--allow-changes", is_flag=True,
+              help="Confirm that items already published may disappear or change their date, "
+              "and feeds that published may go.")  # fmt: skip
+@click.option("--locked", "locked_ids", is_flag=True,
+              help="Refuse to change the entries' published-ids.txt (for CI: the record must be "
+              "committed with the entries).")  # fmt: skip
+@click.option("--lock-wait", type=float, default=30.0, show_default=True, metavar="SECONDS",
+              callback=_seconds,
+              help="How long to wait for another build on the output folder.")  # fmt: skip
+@click.option("--ping", is_flag=True,
+              help="Tell the WebSub hub (site.toml [feeds] hub) of every feed changed since it "
+              "was last told (builds without --ping record theirs); a failure is reported, and "
+              "the next build with --ping retries.")  # fmt: skip
+@click.option("--cache", type=FOLDER, metavar="DIRECTORY",
+              show_default=".infrafeed-cache beside the entries folder",
+              help="Build cache folder: what each release file gave the last build. Derived data "
+              "only: deleting it makes the next build slower, never different.")  # fmt: skip
+@click.option("--no-cache", is_flag=True, help="Use no build cache.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success (for cron); errors "
+              "and warnings go to stderr.")  # fmt: skip
 def build(entries: Path, cache: Path | None, no_cache: bool, quiet: bool, **options: Any) -> None:
     """Build every feed (RSS, Atom, JSON Feed), the site files and the changelog page.
 
