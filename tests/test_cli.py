@@ -286,3 +286,37 @@ def test_the_command_prints_its_report_and_exits_normally_so_profilers_report(
     )  # fmt: skip
     assert profiled.returncode == 0, profiled.stderr
     assert profile.stat().st_size > 0
+
+
+def test_a_release_dated_after_today_is_a_warning_and_changes_no_byte(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """A wrong year (2099 for 2026) would sit at the top of readers for years, and fixing it later
+    makes new ids. check and build say so; the output stays the clock's to ignore."""
+    import datetime as dt
+
+    import infrafeed
+    from infrafeed.clock import Clock
+
+    ahead = small_site / "2099" / "2099-03-02.toml"
+    ahead.parent.mkdir()
+    release = (small_site / "2026" / "2026-03-02.toml").read_text(encoding="utf-8")
+    ahead.write_text(release.replace("date = 2026-03-02", "date = 2099-03-02"), encoding="utf-8")
+    name = f"{small_site.as_posix()}/2099/2099-03-02.toml"
+    code, _, err = run_cli("check", "--entries", str(small_site))
+    assert code == 0 and err.startswith(f"warning: {name}: date: 2099-03-02 is after today (")
+    assert "in Asia/Shanghai): readers show it ahead of its time; if the date is wrong" in err
+
+    def at(when: str) -> Clock:
+        return Clock(now=lambda: dt.datetime.fromisoformat(when))
+
+    before = infrafeed.build(small_site, tmp_path / "before", clock=at("2099-03-01T15:59:59Z"))
+    after = infrafeed.build(small_site, tmp_path / "after", clock=at("2099-03-01T16:00:00Z"))
+    assert [w for w in before.warnings if "2099-03-02 is after today (2099-03-01 in" in w]
+    assert not [w for w in after.warnings if "after today" in w]  # midnight in Shanghai
+    files = sorted(p.relative_to(tmp_path / "before") for p in (tmp_path / "before").rglob("*"))
+    assert files and all(
+        (tmp_path / "before" / f).read_bytes() == (tmp_path / "after" / f).read_bytes()
+        for f in files
+        if (tmp_path / "before" / f).is_file() and ".infrafeed" not in f.name
+    )

@@ -125,7 +125,7 @@ def build(
             result = BuildResult(Report((), shown(files), (), ()), True, warnings=off)
         else:
             result = _publish(
-                snapshot, out, previous, inputs, cache, page, allow_changes, locked_ids
+                snapshot, out, previous, inputs, cache, page, allow_changes, locked_ids, clock
             )
         result = result._replace(warnings=warnings + result.warnings)
         return _pinged(result, out, snapshot.site, clock) if ping else result
@@ -140,6 +140,7 @@ def _publish(
     page: Path | None,
     allow_changes: bool,
     locked_ids: bool,
+    clock: Clock,
 ) -> BuildResult:
     # Not needed by a build with nothing to do, which is over before these load.
     from .cache import ReleaseCache
@@ -149,7 +150,7 @@ def _publish(
     from .feeds.specs import FORMATS, document_path, document_url, feed_specs, select_all
     from .publish.tree import Tree
     from .render.documents import plan_all, render_all
-    from .source.loader import site_of, validate
+    from .source.loader import dated_ahead, site_of, validate
 
     problems = [Problem(where, "(file)", why) for where, why in snapshot.problems]
     site = site_of(snapshot.site, problems)
@@ -211,7 +212,8 @@ def _publish(
     finally:
         tree.cleanup()
     off = (_PAGE_OFF.format(page),) if page is not None and text is None else ()
-    return BuildResult(report, False, site.feeds.hub, (), cache_error, off)
+    ahead = dated_ahead(site, dated, clock.now())
+    return BuildResult(report, False, site.feeds.hub, (), cache_error, (*off, *ahead))
 
 
 def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -> BuildResult:

@@ -83,13 +83,17 @@ def check(entries: Path) -> None:
     """
     from .publish.manifest import committed_ids
     from .source.files import read_entries
-    from .source.loader import describe, validate
+    from .source.loader import dated_ahead, describe, validate
 
     snapshot = read_entries(entries, __version__)
     changelog = validate(snapshot)
     committed_ids(snapshot.published)  # the id guard's memory: build refuses it damaged
-    for name in snapshot.ignored:
-        _say(f"warning: {name}: not an entry file; ignored", err=True)
+    dates = [(rf.path, rf.date) for rf in changelog.releases]
+    for warning in [
+        *(f"{name}: not an entry file; ignored" for name in snapshot.ignored),
+        *dated_ahead(changelog.site, dates, SYSTEM.now()),
+    ]:
+        _say(f"warning: {warning}", err=True)
     _say(describe(changelog))
 
 

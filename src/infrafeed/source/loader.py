@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from re import Match
 from typing import Any, TypeVar
+from zoneinfo import ZoneInfo
 
 import tomli
 from pydantic import BaseModel, ValidationError
@@ -440,6 +441,21 @@ def check_unique(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Proble
                 )
                 problems.append(Problem(path, f"{where}.id", why))
     return problems
+
+
+def dated_ahead(site: Site, dates: Iterable[tuple[str, dt.date]], now: dt.datetime) -> list[str]:
+    """Warnings for releases dated after today in the site's time zone: most likely a wrong
+    year, which readers would show ahead for months, and which a fix could not take back (a new
+    date makes new ids: the items would come again as new). Only a warning: the build's output
+    never depends on the clock."""
+    today = now.astimezone(ZoneInfo(site.timezone)).date()
+    return [
+        f"{path}: date: {date} is after today ({today} in {site.timezone}): readers show it "
+        "ahead of its time; if the date is wrong, fix it before subscribers fetch it (a date "
+        "changed later makes its items new to them again)"
+        for path, date in dates
+        if date > today
+    ]
 
 
 def describe(changelog: Changelog) -> str:
