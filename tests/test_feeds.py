@@ -327,6 +327,9 @@ def test_a_note_title_from_the_entries_or_its_first_clause(small_site: Path) -> 
     assert first_clause("Các công ty gồm ByteDance, Alibaba và nữa") == (
         "Các công ty gồm ByteDance, Alibaba và nữa"
     )
+    assert first_clause("Sửa lỗi chính tả (xem mục 3.2; 3.3): bản mới") == (
+        "Sửa lỗi chính tả (xem mục 3.2; 3.3)"
+    )
     assert first_clause("Nâng cấp toàn diện khung kho tri thức: chi tiết") == (
         "Nâng cấp toàn diện khung kho tri thức"
     )

@@ -346,9 +346,11 @@ _CLAUSE_END = re.compile(r"[:;.]\s| [—–] ")
 
 def first_clause(text: str) -> str:
     """``text`` up to its first clause's end, or cut before _TITLE_MAX with "…"."""
-    found = _CLAUSE_END.search(text, _CLAUSE_MIN)
-    if found is not None and found.start() <= _TITLE_MAX:
-        return text[: found.start()]
+    ends = (found.start() for found in _CLAUSE_END.finditer(text, _CLAUSE_MIN))
+    # Not in brackets: "Sửa lỗi (xem mục 3.2; 3.3)" does not end at its ";".
+    end = next((e for e in ends if text.count("(", 0, e) <= text.count(")", 0, e)), None)
+    if end is not None and end <= _TITLE_MAX:
+        return text[:end]
     if len(text) <= _TITLE_MAX:
         return text
     cut = text.rfind(", ", _CLAUSE_MIN, _TITLE_MAX)
