@@ -122,6 +122,21 @@ def test_w3c_rules_hold_for_the_fixture_site(small_site: Path, tmp_path: Path) -
     assert w3c_tree(tmp_path / "out", SMALL_BASE) == {}
 
 
+def test_an_author_url_without_a_path_is_written_with_one(small_site: Path, tmp_path: Path) -> None:
+    """OPML's ownerId, as the W3C validator reads it, wants "/" after the host."""
+    settings = small_site / "site.toml"
+    text = settings.read_text(encoding="utf-8")
+    settings.write_text(
+        text.replace('url = "https://example.org/guide/about"', 'url = "https://example.org?x=1"'),
+        encoding="utf-8",
+    )
+    build(small_site, tmp_path / "out")
+    assert (
+        b"<ownerId>https://example.org/?x=1</ownerId>" in (tmp_path / "out/feeds.opml").read_bytes()
+    )
+    assert w3c_tree(tmp_path / "out", SMALL_BASE) == {}
+
+
 def test_feedparser_reads_everything_cleanly(shipped_out: Path) -> None:
     changelog = load(SHIPPED_ENTRIES)
     newest = build_items(changelog)[0]
@@ -152,7 +167,7 @@ def test_items_link_to_encoded_pages_or_the_changelog_anchor(shipped_out: Path) 
         ("https://Example.org/a b/nhật-ký", "https://example.org/a%20b/nh%E1%BA%ADt-k%C3%BD"),
         ("https://例子.com/docs/CHANGELOG.html", "https://xn--fsqu00a.com/docs/CHANGELOG.html"),
         ("https://example.org:8080/p;a=1/log/", "https://example.org:8080/p;a=1/log/"),
-        ("http://EXAMPLE.ORG", "http://example.org"),
+        ("http://EXAMPLE.ORG", "http://example.org/"),  # the same URL, as OPML wants it
     ],
 )
 def test_release_links_are_the_changelog_page_and_its_anchor(

@@ -105,6 +105,10 @@ BAD_VALUES = [
      "must not hold a user name or password (user@host): feeds are public"),
     ("space in a host", "page", "https://ex ample.com/a b",
      "has a host name with characters no host name has: 'ex ample.com'"),
+    ("a host of one network", "page", "http://localhost/x",
+     "has the host 'localhost', which only its own network reaches; use a public one"),
+    ("a host ending with a dot", "page", "https://example.org./x",
+     "has a host name ending with a dot: write 'example.org'"),
     # RSS and OPML links are RFC 2396 URIs: the W3C validator refuses "[" and "]".
     ("IPv6 host", "page", "https://[2001:db8::1]/x",
      "has an IP address for its host ([2001:db8::1]); use a domain name"),

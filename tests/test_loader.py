@@ -428,6 +428,19 @@ def test_deeply_nested_toml_is_refused(small_site: Path, depth: int) -> None:
     ]
 
 
+def test_a_value_nested_hundreds_deep_is_shown_cut(small_site: Path) -> None:
+    """Below the parser's limit, 500 arrays deep: the message showing the value recursed once per
+    level, and the check ended in an internal error."""
+    deep = f"{'[' * 500}1{']' * 500}"
+    text = GOOD_RELEASE.replace("module = 2", f"module = {deep}")
+    path = write_release(small_site, text.replace('id = "cuda-reduce"', f"id = {deep}"))
+    shown = f"{'[' * 20}…{']' * 20}"
+    assert problems(small_site) == [
+        f"{path}: groups[1].articles[1].id: must be text in quotes, not array {shown}",
+        f"{path}: groups[1].module: must be a whole number without quotes, not array {shown}",
+    ]
+
+
 @pytest.mark.parametrize("depth", [5_000, 100_000])
 @pytest.mark.parametrize("part", ["k", '"k\\""', "'k'"], ids=["bare", "quoted", "literal"])
 def test_deeply_dotted_key_is_refused(small_site: Path, depth: int, part: str) -> None:

@@ -276,7 +276,7 @@ def _described(value: object) -> str:
     return f"{name} {shown}" if 0 < len(shown) <= 60 else name
 
 
-def _repr(value: object) -> str:
+def _repr(value: object, depth: int = 0) -> str:
     """``value`` as TOML writes it, where that differs from Python (dates, arrays, tables)."""
     if isinstance(value, bool):
         return str(value).lower()
@@ -284,7 +284,9 @@ def _repr(value: object) -> str:
         return value.isoformat()
     if isinstance(value, list | dict):
         pairs = value.items() if isinstance(value, dict) else enumerate(value)
-        parts = [(_repr(k), _repr(v)) for k, v in pairs]
+        if depth == 20:  # arrays nested 500 deep (TOML sets no limit) would exhaust recursion
+            return "…"
+        parts = [(_repr(k), _repr(v, depth + 1)) for k, v in pairs]
         if any(not v for _, v in parts):
             return ""  # it holds a number too long to show
         if isinstance(value, list):

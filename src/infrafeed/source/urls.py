@@ -58,6 +58,12 @@ def check_reference(value: str) -> str | None:
             return f"has an IP address for its host ([{host}]); use a domain name"
         if not _HOST.fullmatch(ascii_host):
             return f"has a host name with characters no host name has: '{host}'"
+        # Feeds are read anywhere: a host without a dot is one network's own. OPML's ownerId
+        # (and the W3C validator) also refuses one ending with a dot.
+        if "." not in ascii_host.rstrip("."):
+            return f"has the host '{host}', which only its own network reaches; use a public one"
+        if ascii_host.endswith("."):
+            return f"has a host name ending with a dot: write '{host.rstrip('.')}'"
         return None
     if value.startswith("//"):
         return "a URL starting with '//' leaves the site; write https://host/... instead"
@@ -82,7 +88,7 @@ def encoded(url: str) -> str:
     host = _ascii_host(parts.hostname or "")
     host = f"[{host}]" if ":" in host else host  # an IPv6 address keeps its brackets
     netloc = host if parts.port is None else f"{host}:{parts.port}"
-    path = _quote(parts.path, _SAFE_PATH)
+    path = _quote(parts.path or "/", _SAFE_PATH)  # the same URL (RFC 3986, 6.2.3); OPML wants it
     query, fragment = (_quote(part, _SAFE_QUERY) for part in (parts.query, parts.fragment))
     return urlunsplit((parts.scheme.lower(), netloc, path, query, fragment))
 
