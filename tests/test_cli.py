@@ -134,7 +134,8 @@ def test_new_rejects_a_bad_date(small_site: Path, run_cli: RunCli) -> None:
     code, _, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-31")
     assert code == 2 and "'2026-11-31' is not a date: day is out of range for month" in err
     before = sorted(small_site.rglob("*"))
-    for other in ("20261130", "2026-W48-1"):  # ISO 8601 as fromisoformat reads it, not TOML
+    # ISO 8601 as fromisoformat reads it, not TOML; digits of another script
+    for other in ("20261130", "2026-W48-1", "２０２６-１１-３０"):
         code, _, err = run_cli("new", "--entries", str(small_site), "--date", other)
         assert code == 2 and f"{other!r} is not a date: write it as YYYY-MM-DD, e.g. " in err
     assert sorted(small_site.rglob("*")) == before

@@ -644,7 +644,18 @@ def test_a_weekday_that_is_not_the_dates_is_an_error(heading: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "heading", ["April 2026", "1.2.0", "14/04", "Phiên bản 2", "2026", "2026-11-07 2026-11-08"]
+    "heading",
+    # "12:00 XYZ": dateutil took XYZ for a time zone it did not know, printed a warning of its
+    # own, and gave 2026-11-08.
+    [
+        "April 2026",
+        "1.2.0",
+        "14/04",
+        "Phiên bản 2",
+        "2026",
+        "2026-11-07 2026-11-08",
+        "2026-11-08 12:00 XYZ",
+    ],
 )
 def test_a_release_heading_without_a_whole_date_is_an_error(heading: str) -> None:
     assert problems_of(f"## {heading}\n\n### Nội dung mới\n\n- x\n") == [

@@ -356,6 +356,53 @@ def test_a_field_in_the_table_above_its_own_is_told_where_it_belongs(small_site:
     ]
 
 
+def test_an_invisible_character_is_named_not_printed(small_site: Path) -> None:
+    path = write_release(small_site, GOOD_RELEASE.replace('kind = "new"', 'kind = "\\u0085new"'))
+    [problem] = problems(small_site)
+    assert problem.startswith(f"{path}: groups[1].kind: '\\x85new' is not allowed; use one of ")
+    assert problem.endswith("(it holds a character U+0085)")  # a NEL printed broke the line
+
+
+def test_a_broken_symbolic_link_is_named_so(small_site: Path) -> None:
+    (small_site / "2026" / "2026-11-08.toml").symlink_to("missing.toml")
+    assert problems(small_site) == [
+        f"{small_site.as_posix()}/2026/2026-11-08.toml: (file): is a symbolic link to a file "
+        "that does not exist"
+    ]
+
+
+def test_a_flood_of_problems_is_cut(small_site: Path, run_cli: RunCli) -> None:
+    details = ", ".join(["1"] * 5_000)
+    write_release(small_site, f'{NOTE}text = "Ghi chú"\ndetails = [{details}]\n')
+    code, _, err = run_cli("check", "--entries", str(small_site))
+    lines = err.splitlines()
+    assert code == 1 and len(lines) == 202 and lines[-2] == "... and 4800 more"
+    assert lines[-1] == "infrafeed: 5000 problems in the entries"
+
+
+def test_a_groups_field_in_a_change_is_told_where_it_belongs(small_site: Path) -> None:
+    text = GOOD_RELEASE.replace('id = "cuda-reduce"', 'id = "cuda-reduce"\nkind = "revised"')
+    path = write_release(small_site, text)
+    assert problems(small_site) == [
+        f"{path}: groups[1].articles[1].kind: unknown field here; it is a field of the "
+        "[[groups]] table above, for all its changes: put a change with another kind in a group "
+        "of its own"
+    ]
+
+
+def test_a_misspelt_field_of_a_kinds_label_gets_its_hint(small_site: Path) -> None:
+    """[kinds.new] is a table of tables: 'new' is a key, not a field (the hint listed nothing)."""
+    settings = small_site / "site.toml"
+    text = settings.read_text(encoding="utf-8")
+    start = text.index("[kinds.new]")
+    end = text.index("short = ", start)
+    settings.write_text(text[:end] + "shrot = " + text[end + 8 :], encoding="utf-8")
+    assert problems(small_site) == [
+        f"{settings}: kinds.new.short: is required but missing",
+        f"{settings}: kinds.new.shrot: unknown field; did you mean 'short'?",
+    ]
+
+
 def test_a_single_table_for_an_array_is_not_given_a_made_up_table(small_site: Path) -> None:
     """[groups] for [[groups]] was told "a [[groups.kind]] belongs below one"."""
     path = write_release(small_site, 'date = 2026-11-07\n\n[groups]\nkind = "new"\n')

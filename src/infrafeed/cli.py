@@ -34,6 +34,7 @@ from .errors import (
 
 EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_GUARD, EXIT_LOCKED, EXIT_WRITE, EXIT_OUTDATED = range(7)
 EXIT_INTERNAL = 70
+_SHOWN = 200  # problems printed at most
 EXIT_INTERRUPTED = 130
 
 EXIT_CODES_HELP = f"""\b
@@ -121,7 +122,8 @@ def new(entries: Path, date_text: str | None) -> None:
         date = SYSTEM.now().astimezone(dt.UTC).date()
     if date_text is not None:
         try:
-            if not re.fullmatch(r"\d{4}-\d\d-\d\d", date_text):  # fromisoformat reads 20261130
+            # fromisoformat reads 20261130; \d would take other scripts' digits
+            if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", date_text):
                 raise ValueError("write it as YYYY-MM-DD, e.g. 2026-11-30")
             date = dt.date.fromisoformat(date_text)
         except ValueError as exc:
@@ -283,8 +285,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"infrafeed: interrupted{after}", err=True)
         return EXIT_INTERRUPTED
     except DataError as exc:
-        for problem in exc.problems:
+        for problem in exc.problems[:_SHOWN]:
             _say(str(problem), err=True)
+        if len(exc.problems) > _SHOWN:  # 300,000 items of a wrong type would each be a line
+            _say(f"... and {len(exc.problems) - _SHOWN} more", err=True)
         _say(f"infrafeed: {exc}{'; nothing was written' if writes else ''}", err=True)
         return EXIT_DATA
     except GuardError as exc:

@@ -15,10 +15,12 @@ import datetime as dt
 import json
 import re
 import unicodedata
+import warnings
 from collections.abc import Mapping
 from typing import NamedTuple
 
 from dateutil import parser as dateparser
+from dateutil.parser import UnknownTimezoneWarning
 
 from ..source.models import COLONS, MAX_RELEASES_PER_DAY, Kind
 
@@ -102,8 +104,12 @@ def _date(text: str) -> dt.date | None:
     try:
         # dateutil fills in what the text leaves out from its default: with two defaults
         # that share nothing, only a text that names year, month and day gives one date.
-        days = {dateparser.parse(text, default=dt.datetime(y, y, y)).date() for y in (1, 2)}
-    except (ValueError, OverflowError):
+        # A word it takes for an unknown time zone ("12:00 XYZ") is a warning it prints:
+        # the heading is no date.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UnknownTimezoneWarning)
+            days = {dateparser.parse(text, default=dt.datetime(y, y, y)).date() for y in (1, 2)}
+    except (ValueError, OverflowError, UnknownTimezoneWarning):
         return None
     day = days.pop() if len(days) == 1 else None
     # dateutil reads a weekday and leaves it unchecked: "Mon 2026-11-07" is a Saturday.

@@ -123,7 +123,8 @@ def _read(item: os.DirEntry[str], root: str, limit: int | None) -> tuple[bytes |
         # O_NONBLOCK: opening a FIFO must not wait for a writer.
         fd = os.open(item.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
-        return None, "is missing"
+        dangling = "is a symbolic link to a file that does not exist"
+        return None, dangling if item.is_symlink() else "is missing"
     except OSError as exc:
         return None, f"cannot be read: {exc.strerror}"
     try:

@@ -226,7 +226,9 @@ def _foreign(value: object, what: str = "it") -> str:
     """Why a word that looks right is not: its first letter outside ASCII, named."""
     ch = next((c for c in value if not c.isascii()), None) if isinstance(value, str) else None
     name = unicodedata.name(ch, "") if ch else ""
-    return f" ({what} holds '{ch}', {name or 'a character'} U+{ord(ch):04X})" if ch else ""
+    # Controls and line separators are named only: a NEL printed breaks the message's line.
+    shown = f"'{ch}', " if ch and unicodedata.category(ch) not in ("Cc", "Zl", "Zp") else ""
+    return f" ({what} holds {shown}{name or 'a character'} U+{ord(ch):04X})" if ch else ""
 
 
 def _line(text: str, offset: int) -> int:
@@ -311,6 +313,14 @@ def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any
         if below := [f for f in allowed if loc[-1] in _fields_at(model, (*loc[:-1], f))]:
             where = " or ".join(_opened(model, loc[:-1], f) for f in below)
             return f"unknown field here; it belongs in a {where} table"
+        # A group's field (kind, context) written in one of its changes.
+        tables = [i for i, part in enumerate(loc[:-2]) if isinstance(part, str)]
+        if above := [i for i in tables if loc[-1] in _fields_at(model, loc[: i + 2])]:
+            table = _opened(model, loc[: above[-1]], str(loc[above[-1]]))
+            return (
+                f"unknown field here; it is a field of the {table} table above, for all its "
+                f"changes: put a change with another {loc[-1]} in a group of its own"
+            )
         close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
         hint = f"did you mean '{close[0]}'?" if close else f"allowed: {', '.join(allowed)}"
         return f"unknown field; {hint}"
@@ -357,10 +367,14 @@ def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
 
 def _model_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> Any:
     current: Any = model
+    keyed = False  # after a table of tables ([kinds.new]), a part is a key, not a field
     for part in loc:
-        if isinstance(part, str):
+        if isinstance(part, str) and not keyed:
             field = current.model_fields.get(part) if _is_model(current) else None
             current = None if field is None else _first_model(field.annotation)
+            keyed = field is not None and typing.get_origin(field.annotation) is dict
+        else:
+            keyed = False
     return current if _is_model(current) else None
 
 
