@@ -321,3 +321,33 @@ def test_a_release_dated_after_today_is_a_warning_and_changes_no_byte(
         for f in files
         if (tmp_path / "before" / f).is_file() and ".infrafeed" not in f.name
     )
+
+
+def _readme_block(language: str, after: str) -> str:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    start = readme.index(f"```{language}\n", readme.index(after)) + len(language) + 4
+    return readme[start : readme.index("```", start)]
+
+
+def test_readmes_release_example_and_library_example_work_as_written(
+    shipped_entries: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from infrafeed.source.loader import load
+
+    release = shipped_entries / "2026" / "2026-11-30.toml"
+    release.write_text(
+        _readme_block("toml", "(changes that are not about one article)"), encoding="utf-8"
+    )
+    changelog = load(shipped_entries)
+    assert changelog.releases[0].path.endswith("2026/2026-11-30.toml")
+    shipped_entries.rename(tmp_path / "entries")
+    monkeypatch.chdir(tmp_path)
+    exec(_readme_block("python", "which you can call yourself"), {})  # noqa: S102
+    assert (tmp_path / "imported" / "2026" / "2026-11-30.toml").is_file()
+    # The site-wide note is in the feed of everything only.
+    everything = json.loads((tmp_path / "output" / "feed.json").read_bytes())
+    inference = json.loads((tmp_path / "output/modules/inference/feed.json").read_bytes())
+    assert any(i["id"].endswith("/site-readme-update/improved") for i in everything["items"])
+    assert not [i for i in inference["items"] if "site-readme-update" in i["id"]]

@@ -144,6 +144,8 @@ BAD_VALUES = [
     ("overlong summary", "summary", "x" * 5001, "is 5001 characters long; the limit is 5000"),
     ("overlong note", "note_text", "x" * 5001, "is 5001 characters long; the limit is 5000"),
     ("overlong page", "page", "/" + "x" * 2000, "is longer than 2000 characters"),
+    ("overlong link in a summary", "summary", f"[x](/{'x' * 2000})",
+     f"link target '/{'x' * 2000}': is longer than 2000 characters"),
 ]  # fmt: skip
 
 

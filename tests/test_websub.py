@@ -299,6 +299,10 @@ def test_a_hub_that_refuses_connections_costs_seconds_not_minutes(tmp_path: Path
         result = infrafeed.build(entries, tmp_path / "out", ping=True)
     assert time.monotonic() - started < 15  # one feed tried three times, not nine
     assert len(result.notifications) == 9 and all(n.error for n in result.notifications)
+    # Only the first was sent: the others say so, not that each was tried three times.
+    first, *others = (str(n.error) for n in result.notifications)
+    assert first.endswith("(after 3 attempts)")
+    assert all(e == f"not sent: for an earlier feed, {first}" for e in others), others
     assert len(read_manifest(tmp_path / "out").pending) == 9
 
 

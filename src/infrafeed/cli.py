@@ -42,7 +42,8 @@ Exit codes:
   {EXIT_OK}    success (including "unchanged")
   {EXIT_DATA}    invalid entries or settings, or a refused action
   {EXIT_USAGE}    wrong command-line usage
-  {EXIT_GUARD}    the id guard refused to drop or re-date published items or feeds
+  {EXIT_GUARD}    the id guard refused: published items or feeds would go or be re-dated,
+       new items would be only in an archive, or [ids] changed
   {EXIT_LOCKED}    another build holds the output folder's lock
   {EXIT_WRITE}    the output could not be written (disk full, I/O, permissions)
   {EXIT_OUTDATED}    build --locked: published-ids.txt would have to change
@@ -159,7 +160,8 @@ def _file(_: click.Context, __: click.Parameter, value: str | None) -> Path | No
               "entries and the output) instead of below the output.")  # fmt: skip
 @click.option("--allow-changes", is_flag=True,
               help="Confirm that items already published may disappear or change their date, "
-              "and feeds that published may go.")  # fmt: skip
+              "new items go only to an archive, feeds that published go, or [ids] "
+              "changed.")  # fmt: skip
 @click.option("--locked", "locked_ids", is_flag=True,
               help="Refuse to change the entries' published-ids.txt (for CI: the record must be "
               "committed with the entries).")  # fmt: skip

@@ -58,11 +58,15 @@ def notify(
     deadline = clock.monotonic() + budget
     results: list[Notification] = []
     down: str | None = None  # why the hub could not be reached
+    spent = f"not sent within {budget:g}s"
     for topic in topics:
-        if down is None:
-            error, answered = _publish(hub, topic, deadline, timeout, attempts, backoff, clock)
-            down = None if answered else error or f"not sent within {budget:g}s"
-        results.append(Notification(topic, down or error))
+        if down is not None:  # said as it is: this topic was never sent
+            results.append(Notification(topic, down if down == spent else f"not sent: {down}"))
+            continue
+        error, answered = _publish(hub, topic, deadline, timeout, attempts, backoff, clock)
+        if not answered:
+            down = f"for an earlier feed, {error}" if error else spent
+        results.append(Notification(topic, error or down))
     return tuple(results)
 
 

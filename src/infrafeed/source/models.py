@@ -242,8 +242,6 @@ def _reference(value: str) -> str:
     value = _xml_chars(value)
     if (problem := check_reference(value)) is not None:
         raise PydanticCustomError("bad_url", "{problem}", {"problem": problem})
-    if len(value) > 2_000:
-        raise PydanticCustomError("too_long", "is longer than 2000 characters")
     return value
 
 

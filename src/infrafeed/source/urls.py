@@ -28,6 +28,8 @@ def check_reference(value: str) -> str | None:
         return "must not start or end with white space"
     if not value:
         return "must not be empty"
+    if len(value) > 2_000:
+        return "is longer than 2000 characters"
     if _CONTROL.search(value):
         return "must not contain control characters"
     if "\\" in value:
