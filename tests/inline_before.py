@@ -157,8 +157,18 @@ class _Parser:
         return Code(code)
 
     def _emphasis(self, end: int) -> Node | None:
-        strong = self.src.startswith("**", self.pos)
-        marker = "**" if strong else "*"
+        if self.src.startswith("***", self.pos):  # as CommonMark: "***x** y*", else "***x* y**"
+            pos = self.pos
+            found = self._span(end, "*")
+            children = found.children if isinstance(found, Emphasis) else ()
+            if children[:1] and isinstance(children[0], Strong):
+                return found
+            self.pos = pos
+            return self._span(end, "**")
+        return self._span(end, "**" if self.src.startswith("**", self.pos) else "*")
+
+    def _span(self, end: int, marker: str) -> Node | None:
+        strong = marker == "**"
         start = self.pos + len(marker)
         if start >= end or self.src[start].isspace():
             return None
@@ -192,10 +202,10 @@ class _Parser:
                 if close is not None:
                     i = close + run  # markup inside a code span does not close emphasis
                     continue
+            if marker == "*" and src.startswith("**", i):  # a strong's, even after a space
+                i += 2
+                continue
             if src.startswith(marker, i) and not src[i - 1].isspace():
-                if marker == "*" and src.startswith("**", i):
-                    i += 2
-                    continue
                 return i
             i += 1
         failed.update(visited)

@@ -134,3 +134,27 @@ def test_deep_nesting_stays_text_instead_of_exhausting_recursion() -> None:
 def test_hostile_delimiter_soup_parses(source: str) -> None:
     # Each used to take a second or more (quadratic scans); the bench keeps the time.
     assert inline.to_text(inline.parse(source)).replace("\\", "") != ""
+
+
+@pytest.mark.parametrize(
+    ("text", "html"),
+    [
+        # Found by a fuzzing helper: '***x***' gave <strong>*x</strong>*, and a strong inside
+        # an emphasis closed the emphasis at its first '*'.
+        ("a ***x*** b", "a <em><strong>x</strong></em> b"),
+        ("***x** y*", "<em><strong>x</strong> y</em>"),
+        ("*y **x***", "<em>y <strong>x</strong></em>"),
+        ("***x* y**", "<strong><em>x</em> y</strong>"),
+        ("***x*", "**<em>x</em>"),
+        ("*a **b** c*", "<em>a <strong>b</strong> c</em>"),
+    ],
+)
+def test_emphasis_and_strong_together_read_as_commonmark_reads_them(text: str, html: str) -> None:
+    from markdown_it import MarkdownIt
+
+    from infrafeed.changelog.markdown import inline_markdown
+
+    assert inline.to_html(inline.parse(text), lambda url: url) == html
+    assert MarkdownIt("commonmark").renderInline(text) == html
+    if not text.startswith("***x*"):  # an emphasis at a strong's edge: the page drops the strong
+        assert inline_markdown(inline.parse(text)) == text  # the page shows it so too

@@ -153,8 +153,10 @@ class _Writer(NamedTuple):
         children, inner = span.node.children, span.inner
         if isinstance(span.node, Link) or not inner:
             return isinstance(span.node, Link)
-        # Delimiter runs that touch ("***", "*a**b*") are paired by rules our nodes cannot steer.
-        touching = any(isinstance(edge, Emphasis | Strong) for edge in (children[0], children[-1]))
+        # Delimiter runs that touch ("*a**b*") are paired by rules our nodes cannot steer; but
+        # "***x** y*" and "*y **x***" are an emphasis around a strong, to CommonMark as to us.
+        nested = Emphasis | Strong if isinstance(span.node, Strong) else Emphasis
+        touching = any(isinstance(edge, nested) for edge in (children[0], children[-1]))
         following = after.alone if isinstance(after, _Span) else self.piece(after, after)[:1]
         touching |= (before.endswith("*") and not before.endswith("\\*")) or following == "*"
         return not touching and _flanking(inner[0], before[-1:]) and _flanking(inner[-1], following)

@@ -190,8 +190,18 @@ class _Parser:
         return Code(code), close + run
 
     def _emphasis(self, pos: int, end: int, depth: int) -> tuple[Node, int] | None:
-        strong = self.src.startswith("**", pos)
-        marker = "**" if strong else "*"
+        if self.src.startswith("***", pos):  # as CommonMark: "***x** y*", else "***x* y**"
+            found = self._span(pos, end, depth, "*")
+            children = found[0].children if found and isinstance(found[0], Emphasis) else ()
+            return (
+                found
+                if children[:1] and isinstance(children[0], Strong)
+                else (self._span(pos, end, depth, "**"))
+            )
+        return self._span(pos, end, depth, "**" if self.src.startswith("**", pos) else "*")
+
+    def _span(self, pos: int, end: int, depth: int, marker: str) -> tuple[Node, int] | None:
+        strong = marker == "**"
         start = pos + len(marker)
         if start >= end or self.src[start].isspace():
             return None
@@ -226,10 +236,10 @@ class _Parser:
                 if close is not None:
                     i = close + run  # markup inside a code span does not close emphasis
                     continue
+            elif marker == "*" and src.startswith("**", i):  # a strong's, even after a space
+                i += 2
+                continue
             elif src.startswith(marker, i) and not src[i - 1].isspace():
-                if marker == "*" and src.startswith("**", i):
-                    i += 2
-                    continue
                 return i
             stop = _CLOSER_STOP.search(src, i + 1, end)
             i = stop.start() if stop else end
