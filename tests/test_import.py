@@ -1227,3 +1227,32 @@ def beyond_commonmark(changelog: Changelog) -> bool:
         if text
     ]
     return any(walk(inline.parse(text)) for text in texts)
+
+
+def test_an_import_that_check_would_refuse_writes_nothing(
+    shipped_entries: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """A second release of 2026-11-07 reusing an id of the first: import wrote it, and check
+    then refused the entries. Problems the folder had before are not the page's."""
+    (shipped_entries / "published-ids.txt").unlink()
+    (shipped_entries / "2026" / "2026-03-01.toml").write_text("date = 2026-03-01\n", "utf-8")
+    page = tmp_path / "page.md"
+    page.write_text(
+        "## 2026-11-07 (2)\n\n### 🆕 Nội dung mới\n\n<!-- infrafeed group module=4 -->\n"
+        '- **Bài:** 9.9 Thử <!-- infrafeed id="inference-parallelism-overview" -->\n',
+        encoding="utf-8",
+    )
+    before = sorted(shipped_entries.rglob("*"))
+    code, out, err = run_cli("import", "--entries", str(shipped_entries), str(page))
+    second = f"{shipped_entries.as_posix()}/2026/2026-11-07-2.toml"
+    assert (code, out) == (1, "")
+    assert err == (
+        f"{second}: groups[1].articles[1].id: 'inference-parallelism-overview' is already used "
+        f"for a 'new' change on 2026-11-07 ({shipped_entries.as_posix()}/2026/2026-11-07.toml "
+        "groups[1].articles[1]); give this change its own id\n"
+        "infrafeed: 1 problem in the entries; nothing was written\n"
+    )
+    assert sorted(shipped_entries.rglob("*")) == before
+    page.write_text(page.read_text("utf-8").replace("parallelism-overview", "new-one"), "utf-8")
+    code, out, err = run_cli("import", "--entries", str(shipped_entries), str(page))
+    assert code == 0 and err == "" and Path(second).is_file()

@@ -14,10 +14,18 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from .. import __version__
 from ..errors import DataError, PageError, Problem, PublishError
 from ..publish.files import write_atomic
-from ..source.files import FOLDER_LINK, MAX_FILE_BYTES, utf8_text
-from ..source.loader import load_site, release_name
+from ..source.files import (
+    FOLDER_LINK,
+    MAX_FILE_BYTES,
+    SITE_FILE,
+    EntryFile,
+    read_entries,
+    utf8_text,
+)
+from ..source.loader import load_site, release_name, validate
 from ..source.models import Release
 from .mapping import to_releases
 from .reader import read_page
@@ -70,11 +78,13 @@ def import_page(page: Path, entries: Path, *, overwrite: bool = False) -> Import
         exists = "already exists; run again with --overwrite to replace it"
         if existing := [Problem(p.as_posix(), "(file)", exists) for _, p in targets if p.exists()]:
             raise DataError(existing)
+    dumped = [(release, path, dump_release(release).encode()) for release, path in targets]
+    _check_with(entries, {path: data for _, path, data in dumped})
     written: list[Written] = []
-    for release, path in targets:
+    for release, path, data in dumped:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, (dump_release(release).encode(),), overwrite=overwrite)
+            write_atomic(path, (data,), overwrite=overwrite)
         except OSError as exc:
             problem = f"could not be written ({exc.strerror})"
             if isinstance(exc, FileExistsError) and not path.parent.is_dir():  # from mkdir
@@ -88,6 +98,26 @@ def import_page(page: Path, entries: Path, *, overwrite: bool = False) -> Import
         notes = sum(len(group.notes) for group in release.groups)
         written.append(Written(path.as_posix(), articles, notes))
     return ImportReport(tuple(written), tuple(parsed.warnings))
+
+
+def _check_with(entries: Path, files: dict[Path, bytes]) -> None:
+    """Raise what ``check`` would say of ``entries`` with ``files`` in them, and not without (an
+    id a release of the folder uses already, say): before anything is written."""
+    snapshot = read_entries(entries, __version__)
+    added = {path.relative_to(entries).as_posix(): data for path, data in files.items()}
+    prefix = snapshot.site.shown.removesuffix(SITE_FILE)
+    kept = [f for f in snapshot.releases if f.relative not in added]
+    new = [EntryFile(relative, prefix + relative, data) for relative, data in added.items()]
+    try:
+        validate(snapshot._replace(releases=tuple(kept)))
+        before: set[str] = set()
+    except DataError as exc:
+        before = {str(problem) for problem in exc.problems}
+    try:
+        validate(snapshot._replace(releases=tuple(sorted([*kept, *new]))))
+    except DataError as exc:
+        if found := [p for p in exc.problems if str(p) not in before]:
+            raise DataError(found) from None
 
 
 def _read(page: Path, source: str) -> str:
