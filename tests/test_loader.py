@@ -363,6 +363,16 @@ def test_an_invisible_character_is_named_not_printed(small_site: Path) -> None:
     assert problem.endswith("(it holds a character U+0085)")  # a NEL printed broke the line
 
 
+def test_a_release_file_named_toml_in_capitals_is_an_error(small_site: Path) -> None:
+    """It was a warning ('not an entry file; ignored'): check said ok, and the release was left
+    out of every feed."""
+    write_release(small_site, GOOD_RELEASE, "2026-11-07.TOML")
+    assert problems(small_site) == [
+        f"{small_site.as_posix()}/2026/2026-11-07.TOML: (file): is not read: name it "
+        "'2026-11-07.toml'"
+    ]
+
+
 def test_a_broken_symbolic_link_is_named_so(small_site: Path) -> None:
     (small_site / "2026" / "2026-11-08.toml").symlink_to("missing.toml")
     assert problems(small_site) == [

@@ -79,6 +79,9 @@ def read_entries(entries: Path, version: str) -> Snapshot:
                 found[relative] = EntryFile(relative, prefix + relative, *_read(item, root, limit))
             elif item.is_dir():
                 walk(item.path, relative + "/")
+            elif item.name.lower().endswith(".toml"):  # meant as one: never left out unsaid
+                name = item.name[:-5] + ".toml"
+                problems.append((prefix + relative, f"is not read: name it '{name}'"))
             else:
                 ignored.append(prefix + relative)
 
