@@ -159,10 +159,11 @@ class _Parser:
     def _emphasis(self, end: int) -> Node | None:
         if self.src.startswith("***", self.pos):  # as CommonMark: "***x** y*", else "***x* y**"
             pos = self.pos
-            found = self._span(end, "*")
-            children = found.children if isinstance(found, Emphasis) else ()
-            if children[:1] and isinstance(children[0], Strong):
-                return found
+            if self._find_closer("**", pos + 3, end) not in (None, pos + 3):  # a strong inside
+                found = self._span(end, "*")
+                children = found.children if isinstance(found, Emphasis) else ()
+                if children[:1] and isinstance(children[0], Strong):
+                    return found
             self.pos = pos
             return self._span(end, "**")
         return self._span(end, "**" if self.src.startswith("**", self.pos) else "*")
@@ -202,10 +203,14 @@ class _Parser:
                 if close is not None:
                     i = close + run  # markup inside a code span does not close emphasis
                     continue
-            if marker == "*" and src.startswith("**", i):  # a strong's, even after a space
+            if ch == "*" and src[i - 1].isspace():  # a run after a space opens, never closes
+                while i < end and src[i] == "*":
+                    i += 1
+                continue
+            if marker == "*" and src.startswith("**", i):  # a strong's
                 i += 2
                 continue
-            if src.startswith(marker, i) and not src[i - 1].isspace():
+            if src.startswith(marker, i):
                 return i
             i += 1
         failed.update(visited)

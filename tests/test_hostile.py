@@ -106,7 +106,7 @@ BAD_VALUES = [
     ("space in a host", "page", "https://ex ample.com/a b",
      "has a host name with characters no host name has: 'ex ample.com'"),
     ("a host of one network", "page", "http://localhost/x",
-     "has the host 'localhost', which only its own network reaches; use a public one"),
+     "has the host 'localhost', without a dot, which no reader elsewhere reaches"),
     ("a host ending with a dot", "page", "https://example.org./x",
      "has a host name ending with a dot: write 'example.org'"),
     # RSS and OPML links are RFC 2396 URIs: the W3C validator refuses "[" and "]".

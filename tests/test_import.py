@@ -6,6 +6,8 @@ import datetime as dt
 import itertools
 import os
 import shutil
+import subprocess
+import sys
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,7 @@ from infrafeed.source import inline
 from infrafeed.source.loader import Changelog, ReleaseFile, load, load_site, release_name
 from infrafeed.source.models import KINDS as KIND_NAMES
 from infrafeed.source.models import Article, Group, Note, Release, Site, Table, Title
-from outputs import run_infrafeed
+from outputs import run_infrafeed, subprocess_env
 
 IMPORT = DATA / "import"
 PAGE = IMPORT / "original-style.md"
@@ -644,18 +646,7 @@ def test_a_weekday_that_is_not_the_dates_is_an_error(heading: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "heading",
-    # "12:00 XYZ": dateutil took XYZ for a time zone it did not know, printed a warning of its
-    # own, and gave 2026-11-08.
-    [
-        "April 2026",
-        "1.2.0",
-        "14/04",
-        "Phiên bản 2",
-        "2026",
-        "2026-11-07 2026-11-08",
-        "2026-11-08 12:00 XYZ",
-    ],
+    "heading", ["April 2026", "1.2.0", "14/04", "Phiên bản 2", "2026", "2026-11-07 2026-11-08"]
 )
 def test_a_release_heading_without_a_whole_date_is_an_error(heading: str) -> None:
     assert problems_of(f"## {heading}\n\n### Nội dung mới\n\n- x\n") == [
@@ -1256,3 +1247,28 @@ def test_an_import_that_check_would_refuse_writes_nothing(
     page.write_text(page.read_text("utf-8").replace("parallelism-overview", "new-one"), "utf-8")
     code, out, err = run_cli("import", "--entries", str(shipped_entries), str(page))
     assert code == 0 and err == "" and Path(second).is_file()
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Asia/Shanghai"])
+def test_a_heading_with_a_time_and_zone_is_its_date_on_every_machine(
+    small_site: Path, tmp_path: Path, zone: str
+) -> None:
+    """dateutil printed a warning of its own for "XYZ", and read "CST" as the machine's zone
+    where the machine's zone is called so: the page's dates must not depend on the machine."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "## 2026-11-08 12:00 CST\n\n### Nội dung mới\n\n- Ghi chú một\n\n"
+        "## 2026-11-07 09:30 XYZ\n\n### Nội dung mới\n\n- Ghi chú hai\n",
+        encoding="utf-8",
+    )
+    for file in small_site.rglob("20*.toml"):
+        file.unlink()
+    result = subprocess.run(
+        [sys.executable, "-m", "infrafeed", "import", "--entries", str(small_site), str(page)],
+        env=subprocess_env(TZ=zone), capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert (result.returncode, result.stderr) == (0, "")
+    assert sorted(p.name for p in small_site.rglob("20*.toml")) == [
+        "2026-11-07.toml",
+        "2026-11-08.toml",
+    ]

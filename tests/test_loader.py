@@ -361,6 +361,9 @@ def test_an_invisible_character_is_named_not_printed(small_site: Path) -> None:
     [problem] = problems(small_site)
     assert problem.startswith(f"{path}: groups[1].kind: '\\x85new' is not allowed; use one of ")
     assert problem.endswith("(it holds a character U+0085)")  # a NEL printed broke the line
+    write_release(small_site, GOOD_RELEASE.replace('kind = "new"', 'kind = "\\u202enew"'))
+    [problem] = problems(small_site)  # printed, it reversed the rest of the line
+    assert problem.endswith("(it holds RIGHT-TO-LEFT OVERRIDE U+202E)")
 
 
 def test_a_release_file_named_toml_in_capitals_is_an_error(small_site: Path) -> None:
@@ -397,6 +400,14 @@ def test_a_groups_field_in_a_change_is_told_where_it_belongs(small_site: Path) -
         f"{path}: groups[1].articles[1].kind: unknown field here; it is a field of the "
         "[[groups]] table above, for all its changes: put a change with another kind in a group "
         "of its own"
+    ]
+
+
+def test_a_field_in_a_notes_table_is_not_sent_to_the_group(small_site: Path) -> None:
+    table = '\n[groups.notes.table]\ntitle = "Dàn ý"\nheader = ["a"]\nrows = [["b"]]\n'
+    path = write_release(small_site, f'{NOTE}text = "Ghi chú"\n{table}')
+    assert problems(small_site) == [
+        f"{path}: groups[1].notes[1].table.title: unknown field; allowed: header, rows"
     ]
 
 

@@ -15,12 +15,10 @@ import datetime as dt
 import json
 import re
 import unicodedata
-import warnings
 from collections.abc import Mapping
 from typing import NamedTuple
 
 from dateutil import parser as dateparser
-from dateutil.parser import UnknownTimezoneWarning
 
 from ..source.models import COLONS, MAX_RELEASES_PER_DAY, Kind
 
@@ -104,12 +102,13 @@ def _date(text: str) -> dt.date | None:
     try:
         # dateutil fills in what the text leaves out from its default: with two defaults
         # that share nothing, only a text that names year, month and day gives one date.
-        # A word it takes for an unknown time zone ("12:00 XYZ") is a warning it prints:
-        # the heading is no date.
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", UnknownTimezoneWarning)
-            days = {dateparser.parse(text, default=dt.datetime(y, y, y)).date() for y in (1, 2)}
-    except (ValueError, OverflowError, UnknownTimezoneWarning):
+        # A zone ("12:00 CST") is ignored: dateutil reads one the machine's own zone names as
+        # local time, and warns on stderr of one it does not know.
+        days = {
+            dateparser.parse(text, default=dt.datetime(y, y, y), ignoretz=True).date()
+            for y in (1, 2)
+        }
+    except (ValueError, OverflowError):
         return None
     day = days.pop() if len(days) == 1 else None
     # dateutil reads a weekday and leaves it unchecked: "Mon 2026-11-07" is a Saturday.

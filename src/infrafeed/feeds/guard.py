@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
 
-from ..errors import GuardError
+from ..errors import GuardError, count
 from .items import Item
 
 
@@ -131,7 +131,8 @@ def _unseen(
     ]
     if pushed:
         found.append(
-            f"feed '{key}': {len(pushed)} new items, such as {pushed[0].id} ({pushed[0].source}), "
+            f"feed '{key}': {count(len(pushed), 'new item')}, such as {pushed[0].id} "
+            f"({pushed[0].source}), "
             "would be only in an archive, which readers do not fetch: this build adds more items "
             "than the subscription document holds; raise [feeds] max_items or max_bytes until "
             "it holds them, or confirm that they go to the archive"

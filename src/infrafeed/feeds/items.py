@@ -20,9 +20,10 @@ from ..source.models import Article, Group, Kind, Module, Note, Site
 from ..source.urls import absolute, encoded
 
 # A release is dated at noon in the site's time zone: the same calendar day in every zone
-# within 12 hours of the site's (for Asia/Shanghai, UTC-4 to UTC+14). Its items are one
-# second apart, first newest, so readers that sort by date keep the page's order. A second
-# release of the day starts an hour later (so a day holds at most 12: MAX_RELEASES_PER_DAY).
+# less than 12 hours behind or ahead of the site's (for Asia/Shanghai, east of UTC-4). Its
+# items are one second apart, first newest, so readers that sort by date keep the page's
+# order. A second release of the day starts an hour later (a day holds at most 12:
+# MAX_RELEASES_PER_DAY).
 _RELEASE_HOUR = 12
 
 

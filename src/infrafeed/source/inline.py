@@ -30,6 +30,7 @@ _MARKUP_START = re.compile(r"[\\`*\[]")
 # What a walk for a closing "*" must stop at: escapes, code spans, and "*" itself.
 _CLOSER_STOP = re.compile(r"[\\`*]")
 _BACKTICKS = re.compile("`+")
+_STARS = re.compile(r"\*+")
 # An escaped character never opens or closes a label, whatever it is.
 _BRACKET_TOKEN = re.compile(r"\\.|[\[\]]", re.S)
 _PAREN = re.compile(r"[()]")
@@ -190,14 +191,19 @@ class _Parser:
         return Code(code), close + run
 
     def _emphasis(self, pos: int, end: int, depth: int) -> tuple[Node, int] | None:
-        if self.src.startswith("***", pos):  # as CommonMark: "***x** y*", else "***x* y**"
+        # As CommonMark: "***x** y*" is an emphasis around a strong, else "***x* y**". Only a
+        # strong opening after the first "*" that closes at all is worth parsing inside an
+        # emphasis: "*" * 5000 must not parse each run's children to throw them away.
+        if self.src.startswith("***", pos) and self._find_closer("**", pos + 3, end) not in (
+            None,
+            pos + 3,
+        ):
             found = self._span(pos, end, depth, "*")
             children = found[0].children if found and isinstance(found[0], Emphasis) else ()
-            return (
-                found
-                if children[:1] and isinstance(children[0], Strong)
-                else (self._span(pos, end, depth, "**"))
-            )
+            if children[:1] and isinstance(children[0], Strong):
+                return found
+        if self.src.startswith("***", pos):
+            return self._span(pos, end, depth, "**")
         return self._span(pos, end, depth, "**" if self.src.startswith("**", pos) else "*")
 
     def _span(self, pos: int, end: int, depth: int, marker: str) -> tuple[Node, int] | None:
@@ -236,10 +242,15 @@ class _Parser:
                 if close is not None:
                     i = close + run  # markup inside a code span does not close emphasis
                     continue
-            elif marker == "*" and src.startswith("**", i):  # a strong's, even after a space
+            elif ch == "*" and src[i - 1].isspace():  # a run after a space opens, never closes
+                stars = _STARS.match(src, i, end)
+                assert stars is not None
+                i = stars.end()
+                continue
+            elif marker == "*" and src.startswith("**", i):  # a strong's
                 i += 2
                 continue
-            elif src.startswith(marker, i) and not src[i - 1].isspace():
+            elif src.startswith(marker, i):
                 return i
             stop = _CLOSER_STOP.search(src, i + 1, end)
             i = stop.start() if stop else end

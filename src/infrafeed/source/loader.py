@@ -226,8 +226,10 @@ def _foreign(value: object, what: str = "it") -> str:
     """Why a word that looks right is not: its first letter outside ASCII, named."""
     ch = next((c for c in value if not c.isascii()), None) if isinstance(value, str) else None
     name = unicodedata.name(ch, "") if ch else ""
-    # Controls and line separators are named only: a NEL printed breaks the message's line.
-    shown = f"'{ch}', " if ch and unicodedata.category(ch) not in ("Cc", "Zl", "Zp") else ""
+    # Controls, bidi and other format characters are named only: a NEL printed breaks the
+    # message's line, a RIGHT-TO-LEFT OVERRIDE reverses it.
+    visible = ch and (ch.isprintable() or unicodedata.category(ch) == "Zs")  # NBSP: shown
+    shown = f"'{ch}', " if visible else ""
     return f" ({what} holds {shown}{name or 'a character'} U+{ord(ch):04X})" if ch else ""
 
 
@@ -313,10 +315,11 @@ def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any
         if below := [f for f in allowed if loc[-1] in _fields_at(model, (*loc[:-1], f))]:
             where = " or ".join(_opened(model, loc[:-1], f) for f in below)
             return f"unknown field here; it belongs in a {where} table"
-        # A group's field (kind, context) written in one of its changes.
-        tables = [i for i, part in enumerate(loc[:-2]) if isinstance(part, str)]
-        if above := [i for i in tables if loc[-1] in _fields_at(model, loc[: i + 2])]:
-            table = _opened(model, loc[: above[-1]], str(loc[above[-1]]))
+        # A group's field (kind, context) written in one of its changes: loc is
+        # (..., "groups", 1, "articles", 2, "kind").
+        group = loc[:-3]
+        if len(group) >= 2 and isinstance(loc[-2], int) and loc[-1] in _fields_at(model, group):
+            table = _opened(model, group[:-2], str(group[-2]))
             return (
                 f"unknown field here; it is a field of the {table} table above, for all its "
                 f"changes: put a change with another {loc[-1]} in a group of its own"

@@ -63,7 +63,7 @@ def check_reference(value: str) -> str | None:
         # Feeds are read anywhere: a host without a dot is one network's own. OPML's ownerId
         # (and the W3C validator) also refuses one ending with a dot.
         if "." not in ascii_host.rstrip("."):
-            return f"has the host '{host}', which only its own network reaches; use a public one"
+            return f"has the host '{host}', without a dot, which no reader elsewhere reaches"
         if ascii_host.endswith("."):
             return f"has a host name ending with a dot: write '{host.rstrip('.')}'"
         return None
