@@ -374,6 +374,29 @@ def test_emphasis_beside_an_emoji_is_written_only_where_both_parsers_see_it(
     assert inline_markdown(inline.parse(entry)) == page
 
 
+@pytest.mark.parametrize(
+    ("entry", "page", "shown"),
+    [
+        # Found rendering with the real site's pipeline: the writer checked flanking on the
+        # strong's own '*', a punctuation, and dropped the emphasis beside any letter.
+        ("***a***b", "***a***b", "<em><strong>a</strong></em>b"),
+        ("中***文***中", "中***文***中", "中<em><strong>文</strong></em>中"),
+        # Two strongs in one emphasis: markdown-it and micromark pair the runs apart.
+        ("***a**x**b***", "**a**x**b**", "<strong>a</strong>x<strong>b</strong>"),
+        # The emphasis cannot be written; its code span must not join the next one's fence.
+        ("x*`c`*`*`", "x`c`<!-- -->`*`", "x<code>c</code><code>*</code>"),
+    ],
+)
+def test_an_emphasis_around_a_strong_is_written_where_every_parser_reads_it_so(
+    entry: str, page: str, shown: str
+) -> None:
+    assert inline_markdown(inline.parse(entry)) == page
+    assert markdown_parser().renderInline(page).replace("<!-- -->", "") == shown
+    root = SyntaxTreeNode(markdown_parser().parse(page))
+    back = read_nodes(root.children[0].children[0].children, 1, lambda *_: None)
+    assert inline.to_html(back, lambda url: url) == shown
+
+
 def test_each_node_is_written_once_however_many_emphases() -> None:
     """Whether CommonMark sees an emphasis depends on what is written before and after it; the
     writer looked that up by writing everything before it again, which took seconds for a few

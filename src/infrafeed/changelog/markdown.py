@@ -143,7 +143,10 @@ class _Writer(NamedTuple):
                 index, tidy = max(low - 1, 0), True
                 del pieces[index + 1 :], ends[index + 1 :]
                 continue
-            pieces.append(self.piece(item, after, at_start=before.endswith("\n")))
+            piece = self.piece(item, after, at_start=before.endswith("\n"))
+            if isinstance(item, Code) and before.endswith("`") and not before.endswith("\\`"):
+                piece = SPLIT + piece  # two code spans side by side would join their fences
+            pieces.append(piece)
             ends.append((before + pieces[-1])[-2:])
             index += 1
         return "".join(pieces)
@@ -154,12 +157,23 @@ class _Writer(NamedTuple):
         if isinstance(span.node, Link) or not inner:
             return isinstance(span.node, Link)
         # Delimiter runs that touch ("*a**b*") are paired by rules our nodes cannot steer; but
-        # "***x** y*" and "*y **x***" are an emphasis around a strong, to CommonMark as to us.
-        nested = Emphasis | Strong if isinstance(span.node, Strong) else Emphasis
-        touching = any(isinstance(edge, nested) for edge in (children[0], children[-1]))
+        # "***x** y*" and "*y **x***", an emphasis around one strong of plain text at its edge,
+        # micromark, markdown-it and we read alike (with two strongs, the rule of 3 parts them).
+        edges = (children[0], children[-1])
+        spans = [c for c in children if isinstance(c, Emphasis | Strong)]
+        around = (
+            isinstance(span.node, Emphasis)
+            and len(spans) == 1
+            and isinstance(spans[0], Strong)
+            and any(edge is spans[0] for edge in edges)
+            and not any(isinstance(c, Emphasis | Strong) for c in spans[0].children)
+        )
+        touching = not around and any(isinstance(edge, Emphasis | Strong) for edge in edges)
         following = after.alone if isinstance(after, _Span) else self.piece(after, after)[:1]
         touching |= (before.endswith("*") and not before.endswith("\\*")) or following == "*"
-        return not touching and _flanking(inner[0], before[-1:]) and _flanking(inner[-1], following)
+        # Around a strong, the run's flanking turns on what is past the strong's own stars.
+        first, last = (inner.lstrip("*"), inner.rstrip("*")) if around else (inner, inner)
+        return not touching and _flanking(first[0], before[-1:]) and _flanking(last[-1], following)
 
     def piece(self, item: _Item, after: _Item, at_start: bool = False) -> str:
         if not isinstance(item, Text):
