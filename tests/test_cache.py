@@ -142,6 +142,27 @@ def test_a_build_after_a_change_writes_what_a_cold_build_writes(
     assert tree(out) == _cold(run_cli, site, tmp_path, *extra)
 
 
+def test_a_time_the_site_zone_skipped_comes_back_from_the_cache_as_it_was(
+    site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """Kiritimati skipped 1994-12-31: noon there was read back from the cache as 1995-01-01,
+    and the id guard refused the next build for re-dating a published item (exit 3)."""
+    _settings(site, 'timezone = "Asia/Shanghai"', 'timezone = "Pacific/Kiritimati"')
+    skipped = site / "1994" / "1994-12-31.toml"
+    skipped.parent.mkdir()
+    skipped.write_text(
+        'date = 1994-12-31\n\n[[groups]]\nkind = "init"\n\n[[groups.notes]]\n'
+        'id = "old-note"\ntext = "Khởi tạo dự án"\n',
+        encoding="utf-8",
+    )
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _build(run_cli, site, out, cache)
+    _second_release(_newest(site))  # a build that reads the other releases from the cache
+    _build(run_cli, site, out, cache)
+    assert any(b"1994-12-31T12:00:00-10:00" in data for data in tree(out).values())
+    assert tree(out) == _cold(run_cli, site, tmp_path)
+
+
 def test_a_new_release_is_the_only_one_validated_and_rendered(
     site: Path, tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -196,7 +196,9 @@ def _compiled(record: Any, site: Site) -> Compiled:
         Item(
             **dict(zip(_AS_IS, fields[:count], strict=True)),
             module=None if fields[count] is None else modules[fields[count]],
-            published=dt.datetime.fromisoformat(fields[count + 1]).astimezone(zone),
+            # The wall time as written, in the zone: astimezone would move a time the zone
+            # skipped (Kiritimati's 1994-12-31) to another day.
+            published=dt.datetime.fromisoformat(fields[count + 1]).replace(tzinfo=zone),
             released=dt.date.fromordinal(fields[count + 2]),
         )
         for fields in item_rows
