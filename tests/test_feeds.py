@@ -137,6 +137,18 @@ def test_an_author_url_without_a_path_is_written_with_one(small_site: Path, tmp_
     assert w3c_tree(tmp_path / "out", SMALL_BASE) == {}
 
 
+def test_an_image_with_a_query_is_no_rss_image(small_site: Path, tmp_path: Path) -> None:
+    """The W3C validator takes the format from the URL's last '.': 'logo.png?v=1.5' is '5'."""
+    settings = small_site / "site.toml"
+    text = settings.read_text(encoding="utf-8")
+    assert 'logo = "images/logo.png"' in text
+    settings.write_text(text.replace("images/logo.png", "images/logo.png?v=1.5"), "utf-8")
+    build(small_site, tmp_path / "out")
+    assert b"<image>" not in (tmp_path / "out" / "feed.xml").read_bytes()
+    assert b"logo.png?v=1.5" in (tmp_path / "out" / "atom.xml").read_bytes()
+    assert w3c_tree(tmp_path / "out", SMALL_BASE) == {}
+
+
 def test_feedparser_reads_everything_cleanly(shipped_out: Path) -> None:
     changelog = load(SHIPPED_ENTRIES)
     newest = build_items(changelog)[0]

@@ -107,6 +107,10 @@ BAD_VALUES = [
      "has a host name with characters no host name has: 'ex ample.com'"),
     ("a host of one network", "page", "http://localhost/x",
      "has the host 'localhost', without a dot, which no reader elsewhere reaches"),
+    ("a host with an empty label", "page", "https://www..example.org/x",
+     "has a host name with characters no host name has: 'www..example.org'"),
+    ("a host label starting with '-'", "page", "https://example.-org/x",
+     "has a host name with characters no host name has: 'example.-org'"),
     ("a host ending with a dot", "page", "https://example.org./x",
      "has a host name ending with a dot: write 'example.org'"),
     # RSS and OPML links are RFC 2396 URIs: the W3C validator refuses "[" and "]".

@@ -140,7 +140,13 @@ def _rss_bytes(fg: FeedGenerator, doc: Head) -> bytes:
     fg.docs("https://www.rssboard.org/rss-specification")
     fg.load_extension("dc", atom=False)  # declares dc: for the items' dc:creator
     for image in (doc.site.logo, doc.site.favicon):
-        if image and image.split("?")[0].lower().endswith((".png", ".gif", ".jpg", ".jpeg")):
+        # By the name's end alone, without a query or fragment: the W3C validator reads the
+        # format from the last "." of the whole URL ("logo.png?v=1.5" is "5" to it).
+        if (
+            image
+            and image.lower().endswith((".png", ".gif", ".jpg", ".jpeg"))
+            and ("?" not in image and "#" not in image)
+        ):
             fg.image(absolute(doc.site.url, image))  # titled and linked like the channel
             break
     return bytes(fg.rss_str(pretty=True))

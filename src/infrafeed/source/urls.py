@@ -13,7 +13,10 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 _LINK_TITLE = re.compile(r"\s([\"']).*\1$")
-_HOST = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?\.?")
+# Labels of letters, digits and inner hyphens ("www..x.org" and "x.-org" are none).
+_HOST = re.compile(
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.?"
+)
 # Reserved and unreserved characters stay as they are; "%" stays so that an
 # already-encoded URL is not encoded twice.
 _SAFE_PATH = "/%:@!$&'()*+,;=-._~"
