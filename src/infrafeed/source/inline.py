@@ -194,16 +194,12 @@ class _Parser:
         # As CommonMark: "***x** y*" is an emphasis around a strong, else "***x* y**". Only a
         # strong opening after the first "*" that closes at all is worth parsing inside an
         # emphasis: "*" * 5000 must not parse each run's children to throw them away.
-        if self.src.startswith("***", pos) and self._find_closer("**", pos + 3, end) not in (
-            None,
-            pos + 3,
-        ):
+        inner = self._find_closer("**", pos + 3, end) if self.src.startswith("***", pos) else None
+        if inner is not None and inner != pos + 3:
             found = self._span(pos, end, depth, "*")
             children = found[0].children if found and isinstance(found[0], Emphasis) else ()
             if children[:1] and isinstance(children[0], Strong):
                 return found
-        if self.src.startswith("***", pos):
-            return self._span(pos, end, depth, "**")
         return self._span(pos, end, depth, "**" if self.src.startswith("**", pos) else "*")
 
     def _span(self, pos: int, end: int, depth: int, marker: str) -> tuple[Node, int] | None:
