@@ -203,6 +203,9 @@ class _Parser:
                 if close is not None:
                     i = close + run  # markup inside a code span does not close emphasis
                     continue
+            if ch == "[" and (link := self._link_end(i, end)) is not None:
+                i = link  # a link binds tighter: "*a [b*](/p)" is no emphasis (CommonMark)
+                continue
             if ch == "*" and src[i - 1].isspace():  # a run after a space opens, never closes
                 while i < end and src[i] == "*":
                     i += 1
@@ -215,6 +218,13 @@ class _Parser:
             i += 1
         failed.update(visited)
         return None
+
+    def _link_end(self, pos: int, end: int) -> int | None:
+        label_end = self.source.bracket.get(pos)
+        if label_end is None or label_end + 1 >= end or self.src[label_end + 1] != "(":
+            return None
+        close = self.source.paren.get(label_end + 1)
+        return None if close is None or close >= end else close + 1
 
     def _link(self, end: int) -> Link | None:
         src = self.src

@@ -152,6 +152,10 @@ def test_hostile_delimiter_soup_parses(source: str) -> None:
         # A run after a space opens and never closes (a review found the third '*' closing).
         ("*Ghi chú: đánh giá *** (ba sao)*", "<em>Ghi chú: đánh giá *** (ba sao)</em>", False),
         ("*a ***", "*a ***", False),
+        # A link binds tighter than emphasis: its label's '*' closes nothing outside.
+        ("*a [b*](/p)", '*a <a href="/p">b*</a>', False),  # the page escapes the stars
+        ("*a [b](/p) c*", '<em>a <a href="/p">b</a> c</em>', True),
+        ("**a [b**](/p) c**", '<strong>a <a href="/p">b**</a> c</strong>', False),
     ],
 )
 def test_emphasis_and_strong_together_read_as_commonmark_reads_them(

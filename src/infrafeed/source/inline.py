@@ -1,8 +1,9 @@
 """The small inline Markdown of entry text: `code`, *emphasis*, **strong**, [links](url).
 
 Nothing else is markup: any HTML in the text is text, escaped by every renderer. A backslash
-escapes the next markup character; unclosed markup stays text, as in CommonMark. Underscores
-are never emphasis, because identifiers such as ``block_table`` appear bare in summaries.
+escapes the next markup character; unclosed markup stays text, and a link binds tighter than
+emphasis, as in CommonMark. Underscores are never emphasis, because identifiers such as
+``block_table`` appear bare in summaries.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ MAX_DEPTH = 16
 
 # Where markup may start: the text between two of these is copied in one step.
 _MARKUP_START = re.compile(r"[\\`*\[]")
-# What a walk for a closing "*" must stop at: escapes, code spans, and "*" itself.
-_CLOSER_STOP = re.compile(r"[\\`*]")
+# What a walk for a closing "*" must stop at: escapes, code spans, links and "*" itself.
+_CLOSER_STOP = re.compile(r"[\\`*\[]")
 _BACKTICKS = re.compile("`+")
 _STARS = re.compile(r"\*+")
 # An escaped character never opens or closes a label, whatever it is.
@@ -238,6 +239,9 @@ class _Parser:
                 if close is not None:
                     i = close + run  # markup inside a code span does not close emphasis
                     continue
+            elif ch == "[" and (link := self._link_end(i, end)) is not None:
+                i = link  # a link binds tighter: "*a [b*](/p)" is no emphasis (CommonMark)
+                continue
             elif ch == "*" and src[i - 1].isspace():  # a run after a space opens, never closes
                 stars = _STARS.match(src, i, end)
                 assert stars is not None
@@ -253,20 +257,24 @@ class _Parser:
         failed.update(visited)
         return None
 
-    def _link(self, pos: int, end: int, depth: int) -> tuple[Link, int] | None:
-        src = self.src
+    def _link_end(self, pos: int, end: int) -> int | None:
+        """The position after the link that starts at ``pos``, if one does before ``end``."""
         label_end = self.bracket.get(pos)
-        if label_end is None or label_end + 1 >= end or src[label_end + 1] != "(":
+        if label_end is None or label_end + 1 >= end or self.src[label_end + 1] != "(":
             return None
         close = self.paren.get(label_end + 1)
-        if close is None or close >= end:
+        return None if close is None or close >= end else close + 1
+
+    def _link(self, pos: int, end: int, depth: int) -> tuple[Link, int] | None:
+        if (after := self._link_end(pos, end)) is None:
             return None
-        url = src[label_end + 2 : close]
+        label_end = self.bracket[pos]
+        url = self.src[label_end + 2 : after - 1]
         if url.startswith("<") and url.endswith(">"):
             url = url[1:-1]
         if (problem := check_reference(url)) is not None:
             raise MarkupError(f"link target '{url}': {problem}")
-        return Link(tuple(self.nodes(pos + 1, label_end, depth + 1)), url), close + 1
+        return Link(tuple(self.nodes(pos + 1, label_end, depth + 1)), url), after
 
 
 def merged(nodes: Iterable[_T]) -> list[_T | Text]:
