@@ -30,6 +30,7 @@ from infrafeed.source import inline
 from infrafeed.source.loader import Changelog, ReleaseFile, load, load_site, release_name
 from infrafeed.source.models import KINDS as KIND_NAMES
 from infrafeed.source.models import Article, Group, Note, Release, Site, Table, Title
+from infrafeed.source.urls import site_path
 from outputs import run_infrafeed, subprocess_env
 
 IMPORT = DATA / "import"
@@ -63,8 +64,21 @@ MARKDOWN_FIELDS = {"context", "summary", "text", "details", "rows"}
 def as_data(changelog: Changelog) -> list[tuple[str, Any]]:
     """Releases as data, ids included, inline Markdown in its canonical spelling.
 
-    "[x](/a b)" and "[x](</a b>)" are one link: the importer writes the second.
+    "[x](/a b)" and "[x](</a b>)" are one link: the importer writes the second. A relative
+    target is the path the page writes for it: "[x](1)" is "[x](/guide/1)" (found by
+    Hypothesis, in a table's cell).
     """
+    base = changelog.site.url.rstrip("/") + "/"
+
+    def resolved(nodes: tuple[inline.Node, ...]) -> tuple[inline.Node, ...]:
+        return tuple(
+            inline.Link(resolved(n.children), site_path(base, n.url))
+            if isinstance(n, inline.Link)
+            else type(n)(resolved(n.children))
+            if isinstance(n, inline.Emphasis | inline.Strong)
+            else n
+            for n in nodes
+        )
 
     def strip(value: Any, markdown: bool = False) -> Any:
         if isinstance(value, dict):
@@ -72,7 +86,7 @@ def as_data(changelog: Changelog) -> list[tuple[str, Any]]:
         if isinstance(value, list):
             return [strip(v, markdown) for v in value]
         if markdown and isinstance(value, str):
-            return inline.to_markdown(inline.parse(value))
+            return inline.to_markdown(resolved(inline.parse(value)))
         return value
 
     return [(rf.anchor, strip(rf.release.model_dump(mode="json"))) for rf in changelog.releases]
@@ -765,7 +779,42 @@ def test_a_bold_label_over_nested_links_introduces_their_group_of_articles() -> 
         ("**知识库框架全面升级**：细化四大学习模块", (outline,)),
         ("涵盖公司包括：", ("字节跳动",)),
     ]
-    assert [(a.number, a.title, a.module) for a in english.articles] == [("1.1", "English", 2)]
+    # The notes beside the article are not about its module: they stay site-wide.
+    assert [(rest.module, a.module) for a in rest.articles] == [(None, 1)]
+    assert [n.module for n in rest.notes] == [None, None, None]
+    assert [(a.number, a.title, english.module) for a in english.articles] == [
+        ("1.1", "English", 2)
+    ]
+
+
+@pytest.mark.parametrize("label", ["**Transformer 系列文章：**", "**文章：**", "**Bài:**"])
+def test_a_label_with_its_colon_in_bold_over_nested_links_introduces_them(label: str) -> None:
+    """Found by a helper: the colon inside the bold made a site-wide note of the label and its
+    links, and a bare article label over links was refused for an article without a title."""
+    page = (
+        f"## 2026-04-16\n\n### 新增内容\n\n- {label}\n"
+        "  - [3.1 A](/AIInfraGuide/prerequisites/x/31-a)\n"
+        "  - [3.2 B](/AIInfraGuide/prerequisites/x/32-b) | vì sao\n"
+    )
+    ((_, release),) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
+    (group,) = release.groups
+    assert (group.context, group.module, group.notes) == (label, 1, ())
+    assert [(a.number, a.title, a.summary) for a in group.articles] == [
+        ("3.1", "A", None),
+        ("3.2", "B", "vì sao"),
+    ]
+
+
+def test_only_a_spaced_bar_parts_a_title_from_its_summary() -> None:
+    """A bare "|" split "TP|PP" into the title "TP" and the summary "PP và DP"."""
+    page = (
+        "## 2026-11-07\n\n### Nội dung mới\n\nModule 4 · Tối ưu suy luận:\n\n"
+        "- **Bài:** 6.1 TP|PP và DP | so sánh a||b\n- Ghi chú: cột a|b\n"
+    )
+    ((_, release),) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
+    (group,) = release.groups
+    assert [(a.title, a.summary) for a in group.articles] == [("TP|PP và DP", "so sánh a||b")]
+    assert [(n.text, n.summary) for n in group.notes] == [("Ghi chú: cột a|b", None)]
 
 
 def test_ids_and_a_notes_title_given_on_the_page_are_kept() -> None:

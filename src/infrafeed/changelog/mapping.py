@@ -96,8 +96,9 @@ class _Mapper:
             if module is None and page.follows is not None:
                 module = self.modules.get(id(page.follows))
         own = [self.own_module(item, exact, module) for item in page.articles]
-        if not exact and module is None and len(set(own)) == 1 and None not in own:
-            module, own = own[0], [None] * len(own)  # every article says it: the group's module
+        # Every article says it, and no note would take it without saying it: the group's.
+        if not (exact or page.notes) and module is None and len(set(own)) == 1 and None not in own:
+            module, own = own[0], [None] * len(own)
         self.modules[id(page)] = module
         scope, articles = (release.day, page.kind), []
         for item, article_module in zip(page.articles, own, strict=True):

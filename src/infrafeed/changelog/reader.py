@@ -294,6 +294,8 @@ class _Reader:
         body = None if fields and fields.get("note") is True else self.after_label(pieces)
         if body is None and linked and fields is None and self.article_like(node, linked=True):
             body = pieces
+        if body is not None and len(blocks) > 1 and not strip_edges(body):
+            body = None  # a label alone, "**Bài:**", over bullets: a note introducing them
         if body is not None:
             self.article(body, fields or {}, blocks[1:], line)
         else:
@@ -327,7 +329,7 @@ class _Reader:
         return None if label is None else [text[len(label) :], *rest]
 
     def article(self, body: list[Piece], fields: Fields, rest: Blocks, line: int) -> None:
-        head, tail = split_at(body, SEPARATOR.strip())
+        head, tail = split_at(body, SEPARATOR)
         nodes = read_nodes(strip_edges(head), line, self.warn, self.site.changelog)
         page = None
         if len(nodes) == 1 and isinstance(nodes[0], inline.Link):
@@ -345,12 +347,13 @@ class _Reader:
         self.add(line, self.checked(fields, "article", line), data, note=False)
 
     def note(self, pieces: list[Piece], fields: Fields | None, rest: Blocks, line: int) -> None:
-        head, tail = split_at(pieces, SEPARATOR.strip())
+        head, tail = split_at(pieces, SEPARATOR)
         text = self.markdown(head, line)
         nested = [item for block in rest if block.type in _LISTS for item in block.children]
         # The original style: a bullet introducing the articles nested under it, when some have
         # the article label, or it is only a label ("**Transformer 系列文章**：") and each a link.
-        label = tail is None and text[-1:] in COLONS
+        plain = inline.to_text(read_nodes(head, 0, lambda *_: None)).rstrip()
+        label = tail is None and plain[-1:] in COLONS  # "**文章：**" too
         linked = label and all(self.article_like(item, linked=True) for item in nested)
         labelled = any(map(self.article_like, nested))
         context = fields is None and bool(nested) and (linked or labelled)
@@ -389,7 +392,7 @@ class _Reader:
         """A bullet with the article label or, when ``linked``, one whose title is a link."""
         first = item.children[0] if item.children else None
         pieces = strip_edges(_inline(first if first and first.type == "paragraph" else None))
-        head = split_at(pieces, SEPARATOR.strip())[0]
+        head = split_at(pieces, SEPARATOR)[0]
         nodes = read_nodes(strip_edges(head), 0, lambda *_: None)
         link = len(nodes) == 1 and isinstance(nodes[0], inline.Link)
         return self.after_label(pieces) is not None or (linked and link)
