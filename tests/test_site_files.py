@@ -93,6 +93,19 @@ def test_every_page_announces_its_feeds(out: Path) -> None:
     ]
 
 
+def test_without_the_feed_of_everything_the_index_announces_every_module_feed(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """It announced the first module's feed alone, as if it were the site's (a spec review)."""
+    out = build_site(tmp_path, run_cli, settings="all = false\n")
+    modules = sorted(p.parent.name for p in out.glob("modules/*/feed.xml"))
+    assert len(modules) > 1
+    expected = [
+        (media, f"modules/{m}/{name}") for m in modules for name, media in MEDIA_TYPES.items()
+    ]
+    assert sorted(alternates(out, "index.html")) == sorted(expected)
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_every_link_resolves(out: Path, page: str) -> None:
     tree = parse_html((out / page).read_bytes())

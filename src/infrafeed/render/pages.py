@@ -168,7 +168,7 @@ def render_pages(
     common = {"site": site, "words": words, "archived": any(view.archives for view in views)}
     title = fill(words.page_title, site=site.title)
     yield _page("index.html", "index.html", title=title, description=site.description,
-                alternates=main or views[:1], feeds=views, latest=tuple(items[:LATEST]),
+                alternates=main or views, feeds=views, latest=tuple(items[:LATEST]),
                 opml=opml_files(views), everything=OPML["everything"], **common)  # fmt: skip
     for view in views:
         if view.module is not None:
