@@ -119,8 +119,8 @@ def test_archives_are_marked_and_linked_both_ways(tmp_path: Path, run_cli: RunCl
                 assert "prev-archive" not in rels
             if index + 1 < len(months):
                 assert rels["next-archive"] == f"{FEEDS_URL}archive/{months[index + 1]}/{fmt}"
-            else:  # the newest archive is followed by the subscription document
-                assert rels["next-archive"] == FEEDS_URL + fmt
+            else:  # RFC 5005: next-archive names an archive, and none is newer
+                assert "next-archive" not in rels
     # The open month's two items are all in the subscription document.
     assert len(links(out / "feed.xml")[1]) == 2
 
@@ -397,7 +397,8 @@ def test_plan_partitions_any_feed(months: list[int], max_items: int, max_bytes: 
     for index, page in enumerate(history.archives):
         assert page.role == "archive" and all(month_of(i) == page.month for i in page.items)
         assert page.items, "no archive is empty"
-        assert page.next_archive == (folders[index - 1] if index else spec.folder)
+        lone = len(folders) == 1  # names the subscription document: the validator wants a link
+        assert page.next_archive == (folders[index - 1] if index else spec.folder if lone else None)
         assert page.prev_archive == (folders[index + 1] if index + 1 < len(folders) else None)
         if index:  # an archive with a newer archive holds its whole month
             assert len(page.items) == sum(month_of(i) == page.month for i in items)

@@ -4,15 +4,16 @@ A feed within ``max_items`` and ``max_bytes`` is one ``complete`` document. A la
 ``current`` subscription document with its newest items, as many as fit and at least one, whatever
 their month (readers fetch only it: a month's first release must not shrink it to that release),
 and an ``archive`` per month for the rest (``archive/YYYY-MM/``), so no archive is empty. Archives
-chain with ``prev-archive`` (older) and ``next-archive`` (newer); the newest archive's
-``next-archive`` names the subscription document (RFC 5005 has no archive there, and the W3C
-validator warns about an archive with no archive link). The newest archive may hold part of its
-month, and grows as new items push the rest out of the subscription document; an archive with a
-newer archive holds its whole month, and changes when an entry of its month is edited or added:
-it names no hub and no version. Following ``prev-archive`` from the subscription document visits
-every item exactly once. The split depends on the entries alone (no memory of earlier builds):
-when the subscription document gets room for more (items removed, limits raised, newest items
-shortened), the newest archives hand items back to it, and one left empty goes.
+chain with ``prev-archive`` (older) and ``next-archive`` (newer). RFC 5005's ``next-archive``
+names an archive, so the newest archive has none, unless it is the only one: the W3C validator
+warns of an archive without an archive link, so a lone archive names the subscription document.
+The newest archive may hold part of its month, and grows as new items push the rest out of the
+subscription document; an archive with a newer archive holds its whole month, and changes when
+an entry of its month is edited or added: it names no hub and no version. Following
+``prev-archive`` from the subscription document visits every item exactly once. The split
+depends on the entries alone (no memory of earlier builds): when the subscription document gets
+room for more (items removed, limits raised, newest items shortened), the newest archives hand
+items back to it, and one left empty goes.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ class Document(NamedTuple):
     updated: dt.datetime
     month: str | None  # "2026-03" for an archive
     prev_archive: str | None  # folder of the next older archive
-    next_archive: str | None  # of the next newer archive, or the subscription document's
+    next_archive: str | None  # of the next newer archive; a lone archive's: the subscription
 
 
 class FeedHistory(NamedTuple):
@@ -103,7 +104,7 @@ def plan(
     documents = [current(count)]
     for index, (month, held) in enumerate(archives):
         older = folders[index + 1] if index + 1 < len(folders) else None
-        newer = folders[index - 1] if index > 0 else spec.folder
+        newer = folders[index - 1] if index > 0 else None if older else spec.folder
         # The month's newest date even when the subscription document holds some
         # of its items: an archive's date never depends on the split.
         updated = newest_date(site, whole[month])
