@@ -360,6 +360,10 @@ def test_a_note_title_from_the_entries_or_its_first_clause(small_site: Path) -> 
     assert first_clause("Nâng cấp toàn diện khung kho tri thức: chi tiết") == (
         "Nâng cấp toàn diện khung kho tri thức"
     )
+    # A CJK full stop or colon has no space after it (the site's Chinese edition).
+    assert first_clause("上线 CUDA 知识库完整索引，按梯队分类组织。在线浏览 →") == (
+        "上线 CUDA 知识库完整索引，按梯队分类组织"
+    )
 
 
 def icons_and_authors(out: Path) -> dict[str, tuple[set[str], set[str]]]:

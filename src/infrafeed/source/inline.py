@@ -362,11 +362,11 @@ def code_span(code: str) -> str:
 
 
 # A note without a title takes its text's first clause for one: cut after this many characters
-# at the first ": ", "; ", ". " or " — ", else at the last comma or space before _TITLE_MAX,
-# with "…". A comma is no clause's end: in "Các công ty gồm ByteDance, Alibaba, …" it parts a
-# list, whose first name alone would mislead.
+# at the first ": ", "; ", ". ", " — ", "。", "；" or "：", else at the last comma or space before
+# _TITLE_MAX, with "…". A comma is no clause's end: in "Các công ty gồm ByteDance, Alibaba, …" it
+# parts a list, whose first name alone would mislead.
 _CLAUSE_MIN, _TITLE_MAX = 20, 90
-_CLAUSE_END = re.compile(r"[:;.]\s| [—–] ")
+_CLAUSE_END = re.compile(r"[:;.]\s| [—–] |[。；：]")  # CJK marks: no space after them
 
 
 def first_clause(text: str) -> str:
