@@ -539,8 +539,9 @@ def test_removing_a_published_article_is_refused_then_confirmed(
         # The note after it moves up one second: that is a change of date too.
         f"feed 'all': item {readme} ({release} groups[2].notes[1]) would change its date "
         "from 2026-03-05T11:59:58+08:00 to 2026-03-05T11:59:59+08:00: items of a release "
-        "are one second apart in page order, so adding or removing a change before it "
-        "re-dates it; add new changes after the published ones, or in a new release",
+        "are one second apart in page order, and the N-th release of a day N-1 hours after "
+        "noon, so adding or removing a change before it, or renumbering its file, re-dates it; "
+        "add new changes after the published ones, or in a new release",
         f"feed 'module-cuda': item {gemm} (dated 2026-03-05T11:59:59+08:00) {gone}",
         "infrafeed: the build would change items already published; nothing was written. "
         "If this is intended, run again with --allow-changes.",
@@ -585,6 +586,46 @@ def test_changing_ids_after_publishing_is_one_message_about_ids(
     )
     assert tree(out) == before
     assert build(small_site, "--allow-changes")[0] == 0  # a new start, on purpose
+
+
+def test_changing_the_time_zone_after_publishing_is_one_message_about_it(
+    small_site: Path, out: Path, build: Any
+) -> None:
+    """It was a line per item and feed, each blaming page order (a subscriber-churn helper)."""
+    build(small_site)
+    before = tree(out)
+    edit(small_site / "site.toml", 'timezone = "Asia/Shanghai"', 'timezone = "Asia/Ho_Chi_Minh"')
+    code, stdout, stderr = build(small_site)
+    published = len({i for ids in read_ids(out).values() for i in ids})
+    (first, *rest) = stderr.splitlines()
+    assert (code, stdout, rest) == (
+        3,
+        "",
+        [
+            "infrafeed: the build would change items already published; nothing was written. "
+            "If this is intended, run again with --allow-changes."
+        ],
+    )
+    found = re.fullmatch(
+        rf"site\.toml: timezone: {published} published items, such as {re.escape(TAG)}\S+, would "
+        r"keep their time of day in another zone \((\S+)\+08:00 would be (\S+)\+07:00\): readers "
+        r"would show every one moved; restore the time zone, or confirm that they move",
+        first,
+    )
+    assert found is not None and found[1] == found[2], first
+    assert tree(out) == before
+
+
+def test_a_long_refusal_prints_200_lines_and_a_count(small_site: Path, build: Any) -> None:
+    """Every item of a large site re-dated printed a line each, thousands from a cron job."""
+    build(small_site)
+    release = small_site / "2026" / "2026-03-05.toml"
+    text = release.read_text(encoding="utf-8")
+    more = "".join(GEMM.replace("cuda-gemm", f"cuda-x{n}") for n in range(300))
+    release.write_text(text.replace(GEMM, more + GEMM), encoding="utf-8")
+    code, _, stderr = build(small_site)
+    lines = stderr.splitlines()
+    assert code == 3 and len(lines) == 202 and lines[-2].startswith("... and ")
 
 
 @pytest.mark.parametrize("foreign", ["tag:x,2026:y", "tag:zzz"])

@@ -294,8 +294,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"infrafeed: {exc}{'; nothing was written' if writes else ''}", err=True)
         return EXIT_DATA
     except GuardError as exc:
-        for violation in exc.violations:
+        for violation in exc.violations[:_SHOWN]:
             _say(violation, err=True)
+        if len(exc.violations) > _SHOWN:
+            _say(f"... and {len(exc.violations) - _SHOWN} more", err=True)
         _say(f"infrafeed: {exc}; nothing was written. If this is intended, run again with "
              "--allow-changes.", err=True)  # fmt: skip
         return EXIT_GUARD

@@ -63,6 +63,7 @@ def guard(
         for key, ids in sorted(previous.items())
         if ids and key not in published
     ]
+    rezoned: dict[str, tuple[str, str]] = {}  # items re-dated to the same time in another zone
     record: dict[str, dict[str, str]] = {}
     dates: dict[str, str] = {}  # an item is in several feeds: its date is written once
     for key, items in published.items():
@@ -86,13 +87,24 @@ def guard(
                     "or its id, kind or module changed"
                 )
                 violations.append(f"feed '{key}': item {item_id} (dated {date}) {why}")
+            elif now[item_id] != date and date[:19] == now[item_id][:19]:  # said once, below
+                rezoned[item_id] = (date, now[item_id])
             elif now[item_id] != date:
                 violations.append(
                     f"feed '{key}': item {item_id} ({sources[item_id]}) would change its date "
                     f"from {date} to {now[item_id]}: items of a release are one second apart in "
-                    "page order, so adding or removing a change before it re-dates it; add new "
-                    "changes after the published ones, or in a new release"
+                    "page order, and the N-th release of a day N-1 hours after noon, so adding "
+                    "or removing a change before it, or renumbering its file, re-dates it; add "
+                    "new changes after the published ones, or in a new release"
                 )
+    if rezoned:
+        item_id, (date, now_date) = next(iter(rezoned.items()))
+        violations.insert(
+            0,
+            f"site.toml: timezone: {count(len(rezoned), 'published item')}, such as {item_id}, "
+            f"would keep their time of day in another zone ({date} would be {now_date}): "
+            "readers would show every one moved; restore the time zone, or confirm that they move",
+        )
     if violations and not allow_changes:
         raise GuardError(violations)
     return record
