@@ -106,6 +106,20 @@ def test_without_the_feed_of_everything_the_index_announces_every_module_feed(
     assert sorted(alternates(out, "index.html")) == sorted(expected)
 
 
+def test_a_build_says_when_changes_are_in_no_feed(tmp_path: Path, run_cli: RunCli) -> None:
+    """With all = false, site-wide notes went into no feed, and nothing said so (a helper)."""
+    entries = write_site(tmp_path / "entries")
+    toml = entries / "site.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + "all = false\n", encoding="utf-8")
+    code, _, stderr = run_cli("build", "--entries", str(entries), "--out", str(tmp_path / "o"))
+    assert code == 0
+    assert stderr == (
+        f"warning: 1 change in no feed, such as {entries.as_posix()}/2026/2026-02-17.toml "
+        "groups[1].notes[1]: [feeds] all = false, and it has no module; subscribers never see "
+        "them\n"
+    )
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_every_link_resolves(out: Path, page: str) -> None:
     tree = parse_html((out / page).read_bytes())

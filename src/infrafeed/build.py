@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from . import __version__
 from .clock import SYSTEM, Clock
-from .errors import DataError, InfraFeedError, OutOfDate, Problem, PublishError
+from .errors import DataError, InfraFeedError, OutOfDate, Problem, PublishError, count
 from .publish import Report, shown
 from .publish.files import write_atomic
 from .publish.lock import left_behind, locked
@@ -211,9 +211,16 @@ def _publish(
         report = tree.publish(manifest, (page, text) if page and text is not None else None, topics)
     finally:
         tree.cleanup()
-    off = (_PAGE_OFF.format(page),) if page is not None and text is None else ()
-    ahead = dated_ahead(site, dated, clock.now())
-    return BuildResult(report, False, site.feeds.hub, (), cache_error, (*off, *ahead))
+    warnings = [_PAGE_OFF.format(page)] if page is not None and text is None else []
+    warnings += dated_ahead(site, dated, clock.now())
+    fed = {item.id for held in published.values() for item in held}
+    if unfed := [item for item in items if item.id not in fed]:  # [feeds] all = false
+        why = "it has no module" if site.feeds.modules else "[feeds] modules = false too"
+        warnings.append(
+            f"{count(len(unfed), 'change')} in no feed, such as {unfed[0].source}: [feeds] "
+            f"all = false, and {why}; subscribers never see them"
+        )
+    return BuildResult(report, False, site.feeds.hub, (), cache_error, tuple(warnings))
 
 
 def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -> BuildResult:
