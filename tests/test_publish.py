@@ -1190,24 +1190,112 @@ def test_the_pings_a_tree_owes_are_switched_in_with_it(tmp_path: Path) -> None:
     assert read_manifest(out).pending == ()
 
 
+def as_builder(entries: Path, out: Path, *args: str) -> tuple[int, str]:
+    """``infrafeed build``, as a user whom file modes and owners bind: root without the
+    capabilities that ignore them (setpriv, of util-linux), or the user running the tests."""
+    if shutil.which("setpriv") is None and os.geteuid() == 0:
+        pytest.skip("root ignores file modes and owners; setpriv (util-linux) drops that")
+    drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+    done = subprocess.run(
+        [*(drop if os.geteuid() == 0 else []), sys.executable, "-m", "infrafeed", "build",
+         "-q", "--no-cache", "--entries", str(entries), "--out", str(out), *args],
+        env=subprocess_env(), capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    return done.returncode, done.stderr
+
+
+def other_users(*paths: Path, mode: int | None = None) -> None:
+    """Give ``paths`` to user and group 65534 (nobody), as another user's files are."""
+    if os.geteuid() != 0:
+        pytest.skip("only root can give files to another user")
+    for path in paths:
+        os.chown(path, 65534, 65534, follow_symlinks=False)
+        if mode is not None:
+            path.chmod(mode)
+
+
 def test_a_read_only_output_folder_stays_so_and_every_build_publishes(
     small_site: Path, tmp_path: Path
 ) -> None:
     """A switch gives the new tree the output folder's mode: the old tree, 0555 too, could not be
     removed, and every later build failed on it ("could not create the next tree")."""
-    if shutil.which("setpriv") is None and os.geteuid() == 0:
-        pytest.skip("root writes into read-only folders; setpriv (util-linux) drops that")
-    # As root, without the capabilities that ignore a folder's mode.
-    drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"]
     out = tmp_path / "out"
     out.mkdir(mode=0o555)
     for n in range(3):
         edit(small_site / "site.toml", 'title = "Fixture Guide', f'title = "Fixture Guide {n}')
-        done = subprocess.run(
-            [*(drop if os.geteuid() == 0 else []), sys.executable, "-m", "infrafeed", "build",
-             "-q", "--no-cache", "--entries", str(small_site), "--out", str(out)],
-            env=subprocess_env(), capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        assert (done.returncode, done.stderr) == (0, "")
+        assert as_builder(small_site, out) == (0, "")
         assert leftovers(out) == [] and stat.S_IMODE(out.stat().st_mode) == 0o555
     out.chmod(0o755)  # for pytest to clean up
+
+
+def test_a_folder_the_build_cannot_list_is_never_left_behind(
+    small_site: Path, tmp_path: Path
+) -> None:
+    """Found by an operator-chaos helper: a foreign folder the build could not list was left
+    out of the new tree (exit 0), its files gone from the served folder."""
+    out = tmp_path / "out"
+    assert as_builder(small_site, out) == (0, "")
+    private = out / "private"
+    private.mkdir()
+    (private / "data.txt").write_text("secret", encoding="utf-8")
+    private.chmod(0)
+    edit(small_site / "site.toml", 'title = "Fixture Guide', 'title = "Fixture Guide 2')
+    code, stderr = as_builder(small_site, out)
+    assert (code, stderr) == (
+        5,
+        f"infrafeed: {private}: could not be carried over: it cannot be listed (Permission "
+        "denied); the published output is unchanged\n",
+    )
+    private.chmod(0o700)
+    assert (private / "data.txt").read_text(encoding="utf-8") == "secret" and leftovers(out) == []
+    assert as_builder(small_site, out) == (0, "")  # once it can be listed, it is carried over
+    assert (out / "private" / "data.txt").read_text(encoding="utf-8") == "secret"
+
+
+def test_files_and_folders_of_other_users_are_carried_over_and_keep_their_group(
+    small_site: Path, tmp_path: Path
+) -> None:
+    """Found by an operator-chaos helper: a robots.txt of root's, 0644, could not be hard-linked
+    (protected_hardlinks), so every build failed (exit 5); the folders lost their group, so a
+    web server reading them as that group, 0750, got 403 for every feed (exit 0)."""
+    out = tmp_path / "out"
+    assert as_builder(small_site, out) == (0, "")
+    robots = out / "robots.txt"
+    robots.write_text("User-agent: *\n", encoding="utf-8")
+    other_users(robots, mode=0o644)
+    folders = [out, out / "modules", out / "modules" / "cuda"]
+    for folder in folders:
+        os.chown(folder, -1, 65534)
+        folder.chmod(0o750)
+    edit(small_site / "site.toml", 'title = "Fixture Guide', 'title = "Fixture Guide 2')
+    assert as_builder(small_site, out) == (0, "")
+    assert robots.read_text(encoding="utf-8") == "User-agent: *\n"
+    assert [(f.stat().st_gid, stat.S_IMODE(f.stat().st_mode)) for f in folders] == [
+        (65534, 0o750)
+    ] * 3
+
+
+def test_a_sticky_parent_of_another_users_is_no_reason_to_fail(
+    small_site: Path, tmp_path: Path
+) -> None:
+    """A shared folder such as /tmp (sticky, 1777) refuses to switch an output folder of another
+    user's (EPERM): every build failed with exit 5; moving the files in works."""
+    parent, out = tmp_path / "shared", tmp_path / "shared" / "out"
+    out.mkdir(parents=True)
+    other_users(parent, mode=0o1777)
+    other_users(out, mode=0o777)
+    code, stderr = as_builder(small_site, out)
+    assert (code, stderr) == (0, "")
+    assert (out / "feed.xml").is_file() and leftovers(out) == []
+
+
+def test_a_cache_path_that_is_a_file_is_a_warning(small_site: Path, tmp_path: Path) -> None:
+    """It was a usage error (exit 2), though README says a cache never fails a build."""
+    cache = tmp_path / "cache"
+    cache.write_text("", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "infrafeed", "build", "-q", "--entries", str(small_site),
+         "--out", str(tmp_path / "out"), "--cache", str(cache)],
+        env=subprocess_env(), capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stderr.startswith("warning: could not write the build")

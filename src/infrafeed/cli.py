@@ -172,7 +172,7 @@ def _file(_: click.Context, __: click.Parameter, value: str | None) -> Path | No
               help="Tell the WebSub hub (site.toml [feeds] hub) of every feed changed since it "
               "was last told (builds without --ping record theirs); a failure is reported, and "
               "the next build with --ping retries.")  # fmt: skip
-@click.option("--cache", type=FOLDER, metavar="DIRECTORY",
+@click.option("--cache", type=_Path(path_type=Path), metavar="DIRECTORY",  # a file: a warning
               show_default=".infrafeed-cache beside the entries folder",
               help="Build cache folder: what each release file gave the last build. Derived data "
               "only: deleting it makes the next build slower, never different.")  # fmt: skip

@@ -43,6 +43,10 @@ _OURS = {MANIFEST, IDS, NEXT, JOURNAL}
 MOUNTS = Path("/proc/self/mountinfo")  # Linux's mount table
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _EXCHANGE = getattr(_LIBC, "renameat2", None)  # glibc 2.28 and later
+# Why a switch fails where moving the files in works; EPERM, EACCES: a sticky parent folder
+# and an output folder of another user's.
+_CANNOT_SWITCH = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV}
+_CANNOT_SWITCH |= {errno.EPERM, errno.EACCES}
 
 
 class Tree:
@@ -83,7 +87,7 @@ class Tree:
                 # The published file itself, with its inode and modification time.
                 staged.unlink()
                 if self.switch:
-                    os.link(self.out / relative, staged)
+                    _linked(self.out / relative, staged)
         except OSError as exc:
             raise _unchanged(self.out / relative, "could not stage the new version", exc) from None
 
@@ -144,7 +148,7 @@ class Tree:
         try:
             write_new(self.dir / MANIFEST, (manifest_bytes(manifest),), sync=False)
             if self.switch and self.out.exists():
-                self.dir.chmod(stat.S_IMODE(self.out.stat().st_mode))
+                _same_mode(self.dir, self.out.stat())
             _sync(self.dir)
         except OSError as exc:
             raise _unchanged(self.dir / MANIFEST, "could not write the manifest", exc) from None
@@ -172,7 +176,7 @@ class Tree:
         infrafeed wrote them ("kept"); the others are removed.
         """
         removed, kept = [], []
-        for relative, is_link in _walk(self.out, _OURS):
+        for relative, is_link in _walk(self.out, _OURS, strict=self.switch):
             if relative in self.records or relative.startswith(".infrafeed"):
                 continue  # (what older versions of infrafeed left goes)
             record = self.previous.files.get(relative)
@@ -189,7 +193,7 @@ class Tree:
                 if is_link:
                     target.symlink_to(source.readlink())
                 else:
-                    os.link(source, target)
+                    _linked(source, target)
             except FileExistsError:
                 raise PublishError(
                     f"{source}: infrafeed writes {'a folder' if target.is_dir() else 'a file'} "
@@ -206,7 +210,7 @@ class Tree:
         (a folder kept 0700 must not be served 0755). Folders infrafeed emptied go."""
         ours = {str(f) for n in (*self.previous.files, *self.records) for f in Path(n).parents}
         modes = []
-        for folder, folders, _ in os.walk(self.out):
+        for folder, folders, _ in os.walk(self.out, onerror=_unlisted):
             relative = os.path.relpath(folder, self.out)
             if relative == ".":
                 folders[:] = [f for f in folders if not f.startswith(".infrafeed")]
@@ -216,11 +220,11 @@ class Tree:
                 if relative not in ours:
                     target.mkdir(parents=True, exist_ok=True)
                 if target.is_dir() and not target.is_symlink():
-                    modes.append((target, stat.S_IMODE(os.lstat(folder).st_mode)))
+                    modes.append((target, os.lstat(folder)))
             except OSError as exc:
                 raise _unchanged(Path(folder), "could not be carried over", exc) from None
-        for target, mode in modes:
-            target.chmod(mode)
+        for target, info in modes:
+            _same_mode(target, info)
 
     def _rescue(self) -> None:
         """Move into the new tree what was put into the old one while this build ran."""
@@ -244,7 +248,7 @@ class Tree:
             # renameat2(AT_FDCWD, next, AT_FDCWD, out, RENAME_EXCHANGE)
             elif _EXCHANGE is None or _EXCHANGE(-100, bytes(self.dir), -100, bytes(self.out), 2):
                 code = ctypes.get_errno() if _EXCHANGE is not None else errno.ENOSYS
-                if code not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV):
+                if code not in _CANNOT_SWITCH:
                     raise _unchanged(self.out, "could not be switched", OSError(code, ""))
                 return False  # the file system cannot: move the files in instead
             fsync_folder(self.out.parent)
@@ -352,9 +356,10 @@ def _signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
-def _walk(root: Path, skip: set[str]) -> Iterator[tuple[str, bool]]:
-    """Every file and symbolic link below ``root`` but ``skip``: its path, and if it is a link."""
-    for folder, folders, files in os.walk(root):
+def _walk(root: Path, skip: set[str], strict: bool = False) -> Iterator[tuple[str, bool]]:
+    """Every file and symbolic link below ``root`` but ``skip``: its path, and if it is a link.
+    ``strict``: a folder that cannot be listed is an error (its files would be left behind)."""
+    for folder, folders, files in os.walk(root, onerror=_unlisted if strict else None):
         below = os.path.relpath(folder, root)
         prefix = "" if below == "." else below + "/"
         for name in files + [f for f in folders if Path(folder, f).is_symlink()]:
@@ -362,6 +367,28 @@ def _walk(root: Path, skip: set[str]) -> Iterator[tuple[str, bool]]:
                 yield prefix + name, Path(folder, name).is_symlink()
         if not prefix:
             folders[:] = [f for f in folders if f not in skip]
+
+
+def _same_mode(folder: Path, published: os.stat_result) -> None:
+    """Give ``folder`` the published one's mode and group: a web server may read the output
+    as its group, with the folders 0750."""
+    with contextlib.suppress(PermissionError):  # a group the build's user is not in
+        os.chown(folder, -1, published.st_gid)
+    folder.chmod(stat.S_IMODE(published.st_mode))  # after chown, which may clear set-group-id
+
+
+def _unlisted(exc: OSError) -> None:
+    if not isinstance(exc, FileNotFoundError):  # none yet: nothing to carry over
+        raise _unchanged(Path(exc.filename), "could not be carried over: it cannot be listed", exc)
+
+
+def _linked(source: Path, target: Path) -> None:
+    """``target`` as ``source``: a hard link, else a copy with its modification time, where the
+    kernel refuses the link (protected_hardlinks: a file of another user's, not writable)."""
+    try:
+        os.link(source, target)
+    except PermissionError:
+        shutil.copy2(source, target)
 
 
 def _settle(out: Path, names: Iterable[str]) -> None:
