@@ -366,6 +366,8 @@ def read_nodes(
             if check_reference(url) is None:
                 out += [Text(text[position : found.start()]), link((Text(found.group(1)),), url)]
                 position = found.end()
+                warn(line, f"link target '{url}' has a space: the site shows the link as text "
+                     "(CommonMark), imported as a link; check that the page exists")  # fmt: skip
         out.append(Text(text[position:]))
         for part in out:  # what stays text: a link in it is broken
             for broken in _BROKEN_LINK.finditer(part.text if isinstance(part, Text) else ""):
