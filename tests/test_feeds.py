@@ -364,6 +364,8 @@ def test_a_note_title_from_the_entries_or_its_first_clause(small_site: Path) -> 
     assert first_clause("上线 CUDA 知识库完整索引，按梯队分类组织。在线浏览 →") == (
         "上线 CUDA 知识库完整索引，按梯队分类组织"
     )
+    bracketed = "这是一个很长的说明文字用于测试标题（见第三章；第四章）的截断效果"
+    assert first_clause(bracketed + "。其余") == bracketed
 
 
 def icons_and_authors(out: Path) -> dict[str, tuple[set[str], set[str]]]:

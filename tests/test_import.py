@@ -805,11 +805,18 @@ def test_a_label_with_its_colon_in_bold_over_nested_links_introduces_them(label:
     )
     ((_, release),) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
     (group,) = release.groups
-    assert (group.context, group.module, group.notes) == (label, 1, ())
+    context = label if "Transformer" in label else None  # the article label alone is no context
+    assert (group.context, group.module, group.notes) == (context, 1, ())
     assert [(a.number, a.title, a.summary) for a in group.articles] == [
         ("3.1", "A", None),
         ("3.2", "B", "vì sao"),
     ]
+
+
+def test_an_article_label_alone_over_bullets_that_are_not_links_is_an_error() -> None:
+    """A review found it silently a site-wide note, its bullets the note's details."""
+    page = "## 2026-04-16\n\n### Nội dung mới\n\n- **Bài:**\n  - 6.1 A\n  - 6.2 B\n"
+    assert "page.md:5: article.title: must not be empty" in problems_of(page)
 
 
 def test_only_a_spaced_bar_parts_a_title_from_its_summary() -> None:

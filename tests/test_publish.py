@@ -608,8 +608,9 @@ def test_changing_the_time_zone_after_publishing_is_one_message_about_it(
     )
     found = re.fullmatch(
         rf"site\.toml: timezone: {published} published items, such as {re.escape(TAG)}\S+, would "
-        r"keep their time of day in another zone \((\S+)\+08:00 would be (\S+)\+07:00\): readers "
-        r"would show every one moved; restore the time zone, or confirm that they move",
+        r"be in another offset at the same time of day \((\S+)\+08:00 would be (\S+)\+07:00\): "
+        r"readers would show them moved; restore the time zone \(or the time zone database the "
+        r"build used\), or confirm that they move",
         first,
     )
     assert found is not None and found[1] == found[2], first

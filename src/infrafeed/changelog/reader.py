@@ -294,8 +294,9 @@ class _Reader:
         body = None if fields and fields.get("note") is True else self.after_label(pieces)
         if body is None and linked and fields is None and self.article_like(node, linked=True):
             body = pieces
-        if body is not None and len(blocks) > 1 and not strip_edges(body):
-            body = None  # a label alone, "**Bài:**", over bullets: a note introducing them
+        nested = [item for block in blocks[1:] if block.type in _LISTS for item in block.children]
+        if body is not None and nested and not strip_edges(body):  # "**Bài:**" over links
+            body = None if all(self.article_like(i, linked=True) for i in nested) else body
         if body is not None:
             self.article(body, fields or {}, blocks[1:], line)
         else:
@@ -357,8 +358,8 @@ class _Reader:
         linked = label and all(self.article_like(item, linked=True) for item in nested)
         labelled = any(map(self.article_like, nested))
         context = fields is None and bool(nested) and (linked or labelled)
-        if context:
-            self.new_group(line, None, text)
+        if context:  # the article label alone says nothing about the group
+            self.new_group(line, None, None if self.after_label(head) is not None else text)
         details: list[str] = []
         table: dict[str, Any] | None = None
         for block in rest:

@@ -102,8 +102,9 @@ def guard(
         violations.insert(
             0,
             f"site.toml: timezone: {count(len(rezoned), 'published item')}, such as {item_id}, "
-            f"would keep their time of day in another zone ({date} would be {now_date}): "
-            "readers would show every one moved; restore the time zone, or confirm that they move",
+            f"would be in another offset at the same time of day ({date} would be {now_date}): "
+            "readers would show them moved; restore the time zone (or the time zone database "
+            "the build used), or confirm that they move",
         )
     if violations and not allow_changes:
         raise GuardError(violations)

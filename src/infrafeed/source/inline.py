@@ -26,10 +26,9 @@ _ESCAPED_ON_OUTPUT = "\\`*[]"
 # keeps hostile input from exhausting Python's recursion limit.
 MAX_DEPTH = 16
 
-# Where markup may start: the text between two of these is copied in one step.
+# Where markup may start: the text between two of these is copied in one step (and what a walk
+# for a closing "*" stops at: escapes, code spans, links and "*" itself).
 _MARKUP_START = re.compile(r"[\\`*\[]")
-# What a walk for a closing "*" must stop at: escapes, code spans, links and "*" itself.
-_CLOSER_STOP = re.compile(r"[\\`*\[]")
 _BACKTICKS = re.compile("`+")
 _STARS = re.compile(r"\*+")
 # An escaped character never opens or closes a label, whatever it is.
@@ -252,7 +251,7 @@ class _Parser:
                 continue
             elif src.startswith(marker, i):
                 return i
-            stop = _CLOSER_STOP.search(src, i + 1, end)
+            stop = _MARKUP_START.search(src, i + 1, end)
             i = stop.start() if stop else end
         failed.update(visited)
         return None
@@ -372,8 +371,9 @@ _CLAUSE_END = re.compile(r"[:;.]\s| [—–] |[。；：]")  # CJK marks: no spa
 def first_clause(text: str) -> str:
     """``text`` up to its first clause's end, or cut before _TITLE_MAX with "…"."""
     ends = (found.start() for found in _CLAUSE_END.finditer(text, _CLAUSE_MIN))
-    # Not in brackets: "Sửa lỗi (xem mục 3.2; 3.3)" does not end at its ";".
-    end = next((e for e in ends if text.count("(", 0, e) <= text.count(")", 0, e)), None)
+    # Not in brackets: "Sửa lỗi (xem mục 3.2; 3.3)" does not end at its ";", nor "（…；…）".
+    shut = (e for e in ends if sum(map(text[:e].count, "(（")) <= sum(map(text[:e].count, ")）")))
+    end = next(shut, None)
     if end is not None and end <= _TITLE_MAX:
         return text[:end]
     if len(text) <= _TITLE_MAX:
