@@ -43,10 +43,6 @@ _OURS = {MANIFEST, IDS, NEXT, JOURNAL}
 MOUNTS = Path("/proc/self/mountinfo")  # Linux's mount table
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _EXCHANGE = getattr(_LIBC, "renameat2", None)  # glibc 2.28 and later
-# Why a switch fails where moving the files in works; EPERM, EACCES: a sticky parent folder
-# and an output folder of another user's.
-_CANNOT_SWITCH = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV}
-_CANNOT_SWITCH |= {errno.EPERM, errno.EACCES}
 
 
 class Tree:
@@ -61,6 +57,9 @@ class Tree:
             not self.out.exists()
             or (self.out.stat().st_dev == parent.stat().st_dev and not mount_point(self.out))
         )
+        if self.switch and self.out.exists() and parent.stat().st_mode & stat.S_ISVTX:
+            # A sticky parent (/tmp) lets only the owner of either folder switch them.
+            self.switch = os.geteuid() in (parent.stat().st_uid, self.out.stat().st_uid)
         self.dir = next_trees(self.out)[0 if self.switch else 1]
         self.records: dict[str, FileRecord] = {}
         self.unchanged: set[str] = set()
@@ -148,7 +147,7 @@ class Tree:
         try:
             write_new(self.dir / MANIFEST, (manifest_bytes(manifest),), sync=False)
             if self.switch and self.out.exists():
-                _same_mode(self.dir, self.out.stat())
+                _same_mode(self.dir, self.out)
             _sync(self.dir)
         except OSError as exc:
             raise _unchanged(self.dir / MANIFEST, "could not write the manifest", exc) from None
@@ -220,11 +219,11 @@ class Tree:
                 if relative not in ours:
                     target.mkdir(parents=True, exist_ok=True)
                 if target.is_dir() and not target.is_symlink():
-                    modes.append((target, os.lstat(folder)))
+                    modes.append((target, Path(folder)))
             except OSError as exc:
                 raise _unchanged(Path(folder), "could not be carried over", exc) from None
-        for target, info in modes:
-            _same_mode(target, info)
+        for target, published in modes:
+            _same_mode(target, published)
 
     def _rescue(self) -> None:
         """Move into the new tree what was put into the old one while this build ran."""
@@ -248,7 +247,7 @@ class Tree:
             # renameat2(AT_FDCWD, next, AT_FDCWD, out, RENAME_EXCHANGE)
             elif _EXCHANGE is None or _EXCHANGE(-100, bytes(self.dir), -100, bytes(self.out), 2):
                 code = ctypes.get_errno() if _EXCHANGE is not None else errno.ENOSYS
-                if code not in _CANNOT_SWITCH:
+                if code not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV):
                     raise _unchanged(self.out, "could not be switched", OSError(code, ""))
                 return False  # the file system cannot: move the files in instead
             fsync_folder(self.out.parent)
@@ -369,12 +368,20 @@ def _walk(root: Path, skip: set[str], strict: bool = False) -> Iterator[tuple[st
             folders[:] = [f for f in folders if f not in skip]
 
 
-def _same_mode(folder: Path, published: os.stat_result) -> None:
-    """Give ``folder`` the published one's mode and group: a web server may read the output
+def _same_mode(folder: Path, published: Path) -> None:
+    """Give ``folder`` the ``published`` one's mode and group: a web server may read the output
     as its group, with the folders 0750."""
-    with contextlib.suppress(PermissionError):  # a group the build's user is not in
-        os.chown(folder, -1, published.st_gid)
-    folder.chmod(stat.S_IMODE(published.st_mode))  # after chown, which may clear set-group-id
+    info = os.lstat(published)
+    try:
+        if folder.stat().st_gid != info.st_gid:
+            os.chown(folder, -1, info.st_gid)
+    except PermissionError:
+        raise PublishError(
+            f"{published}: its group ({info.st_gid}) cannot be given to the new tree's folder: "
+            "the build's user is not in it; add it to the group and build again; the published "
+            "output is unchanged"
+        ) from None
+    folder.chmod(stat.S_IMODE(info.st_mode))  # after chown, which may clear set-group-id
 
 
 def _unlisted(exc: OSError) -> None:
