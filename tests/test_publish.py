@@ -1285,6 +1285,13 @@ def test_files_and_folders_of_other_users_are_carried_over_and_keep_their_group(
     assert [(f.stat().st_gid, stat.S_IMODE(f.stat().st_mode)) for f in folders] == [
         (65534, 0o750)
     ] * 3
+    # A group that may do no more than others may is no reason to stop (an output folder that
+    # an administrator made as root, 0755, in a folder of the build user's).
+    for folder in folders:
+        folder.chmod(0o755)
+    edit(small_site / "site.toml", 'title = "Fixture Guide 2', 'title = "Fixture Guide 3')
+    assert as_builder(small_site, out, chown=False) == (0, "")
+    assert [stat.S_IMODE(f.stat().st_mode) for f in folders] == [0o755] * 3
 
 
 def test_a_sticky_parent_of_another_users_is_no_reason_to_fail(

@@ -375,12 +375,13 @@ def _same_mode(folder: Path, published: Path) -> None:
     try:
         if folder.stat().st_gid != info.st_gid:
             os.chown(folder, -1, info.st_gid)
-    except PermissionError:
-        raise PublishError(
-            f"{published}: its group ({info.st_gid}) cannot be given to the new tree's folder: "
-            "the build's user is not in it; add it to the group and build again; the published "
-            "output is unchanged"
-        ) from None
+    except PermissionError:  # a group the build's user is not in: lost, which matters only
+        if (info.st_mode >> 3) & ~info.st_mode & 0o7:  # where it may do what others may not
+            raise PublishError(
+                f"{published}: its group ({info.st_gid}) cannot be given to the new tree's "
+                "folder: the build's user is not in it; add it to the group and build again; "
+                "the published output is unchanged"
+            ) from None
     folder.chmod(stat.S_IMODE(info.st_mode))  # after chown, which may clear set-group-id
 
 
