@@ -116,13 +116,8 @@ def _html(value: str) -> str:
 
 
 def _text(value: str) -> str:
-    """Plain text (see above)."""
-    return (
-        value.replace("&", "&#x26;")
-        .replace("<", "&#x3C;")
-        .replace(">", "&gt;")
-        .replace("\r", "&#13;")
-    )
+    """Plain text (see above): as lxml prints it, then "&" and "<" as character references."""
+    return _html(value).replace("&amp;", "&#x26;").replace("&lt;", "&#x3C;")
 
 
 def _plain(head: bytes) -> bytes:
