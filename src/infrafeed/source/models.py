@@ -125,17 +125,10 @@ def _text(value: str, *, max_len: int = MAX_TEXT, one_line: bool = False) -> str
 # Titles are plain text, but feed readers (and the W3C validator) may read a tag or a comment
 # in a title as markup: refused, rather than shown differently by each reader. A start tag
 # counts when it names an HTML element: a type such as "vector<float>" is text.
+_HTML_ELEMENTS = (resources.files(__package__) / "html-elements.txt").read_text("utf-8").split()
 _TITLE_MARKUP = re.compile(
-    r"</[A-Za-z][\w:-]*\s*>|<!--|<(?:script|style|iframe|object|embed|meta)\b|<(?:"
-    r"a|abbr|address|area|article|aside|audio|b|base|bdi|bdo|big|blockquote|body|br|button|"
-    r"canvas|caption|center|cite|code|col|colgroup|data|datalist|dd|del|details|dfn|dialog|"
-    r"div|dl|dt|em|fieldset|figcaption|figure|font|footer|form|frame|frameset|h1|h2|h3|h4|"
-    r"h5|h6|head|header|hr|html|i|img|input|ins|kbd|label|legend|li|link|main|map|mark|"
-    r"marquee|menu|meter|nav|noscript|ol|optgroup|option|output|p|param|picture|pre|"
-    r"progress|q|rp|rt|ruby|s|samp|section|select|slot|small|source|span|strike|strong|sub|"
-    r"summary|sup|svg|table|tbody|td|template|textarea|tfoot|th|thead|time|title|tr|track|"
-    r"tt|u|ul|var|video|wbr"
-    r")(?:\s[^<>]*)?/?>",
+    r"</[A-Za-z][\w:-]*\s*>|<!--|<(?:script|style|iframe|object|embed|meta)\b"
+    rf"|<(?:{'|'.join(_HTML_ELEMENTS)})(?:\s[^<>]*)?/?>",
     re.I,
 )
 
