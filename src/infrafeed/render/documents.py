@@ -81,11 +81,8 @@ class Frame(NamedTuple):
         yield self.tail
 
 
-class Planned(NamedTuple):
-    """One feed, its documents planned (feeds/history.py) by what each weighs in bytes."""
-
-    feed: _Feed
-    history: FeedHistory
+# One feed, its documents planned (feeds/history.py) by what each weighs in bytes.
+Planned = tuple["_Feed", FeedHistory]
 
 
 def plan_all(
@@ -97,7 +94,7 @@ def plan_all(
 ) -> list[Planned]:
     """Each feed's documents: which items the subscription document and each archive hold."""
     feeds = (_Feed(site, spec, version, select_all(items, spec), parts) for spec in specs)
-    return [Planned(feed, plan(site, feed.spec, feed.items, feed.size_of)) for feed in feeds]
+    return [(feed, plan(site, feed.spec, feed.items, feed.size_of)) for feed in feeds]
 
 
 def render_all(
