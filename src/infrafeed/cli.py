@@ -143,8 +143,6 @@ def _seconds(_: click.Context, __: click.Parameter, value: float) -> float:
 
 
 def _file(_: click.Context, __: click.Parameter, value: str | None) -> Path | None:
-    if value == "":
-        raise click.BadParameter("is empty (an unset variable?)")
     if value is not None and value.endswith("/"):  # Path("x/") is Path("x"), a file's name
         raise InfraFeedError(f"{value}: names a folder (it ends in /); give --page the path of "
                              "a file, e.g. --page docs/posts/update-log.md")  # fmt: skip
@@ -155,7 +153,7 @@ def _file(_: click.Context, __: click.Parameter, value: str | None) -> Path | No
 @ENTRIES
 @click.option("--out", type=FOLDER, default=Path("output"), show_default=True,
               help="Output folder, served at site.toml [feeds] url.")  # fmt: skip
-@click.option("--page", metavar="FILE", callback=_file,
+@click.option("--page", type=_Path(readable=False), metavar="FILE", callback=_file,
               help="Write the changelog page to FILE (a site's posts folder, outside the "
               "entries and the output) instead of below the output.")  # fmt: skip
 @click.option("--allow-changes", is_flag=True,
