@@ -284,21 +284,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         }.get(args[0] if args else "", "")
         _say(f"infrafeed: interrupted{after}", err=True)
         return EXIT_INTERRUPTED
-    except DataError as exc:
-        for problem in exc.problems[:_SHOWN]:
-            _say(str(problem), err=True)
-        if len(exc.problems) > _SHOWN:  # 300,000 items of a wrong type would each be a line
-            _say(f"... and {len(exc.problems) - _SHOWN} more", err=True)
+    except (DataError, GuardError) as exc:
+        lines = exc.violations if isinstance(exc, GuardError) else [str(p) for p in exc.problems]
+        for line in lines[:_SHOWN]:
+            _say(line, err=True)
+        if len(lines) > _SHOWN:  # 300,000 items of a wrong type would each be a line
+            _say(f"... and {len(lines) - _SHOWN} more", err=True)
+        if isinstance(exc, GuardError):
+            _say(f"infrafeed: {exc}; nothing was written. If this is intended, run again with "
+                 "--allow-changes.", err=True)  # fmt: skip
+            return EXIT_GUARD
         _say(f"infrafeed: {exc}{'; nothing was written' if writes else ''}", err=True)
         return EXIT_DATA
-    except GuardError as exc:
-        for violation in exc.violations[:_SHOWN]:
-            _say(violation, err=True)
-        if len(exc.violations) > _SHOWN:
-            _say(f"... and {len(exc.violations) - _SHOWN} more", err=True)
-        _say(f"infrafeed: {exc}; nothing was written. If this is intended, run again with "
-             "--allow-changes.", err=True)  # fmt: skip
-        return EXIT_GUARD
     except (InfraFeedError, OSError) as exc:
         _say(f"infrafeed: {exc}", err=True)
         codes: dict[type, int] = {
