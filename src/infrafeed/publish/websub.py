@@ -56,6 +56,46 @@ def notify(
     ``budget`` seconds: those come back as failed, for the next build to send.
     """
     deadline = clock.monotonic() + budget
+
+    def publish(topic: str) -> tuple[str | None, bool]:
+        """Why the hub was not told (None when it was), and whether it answered at all."""
+        # http(s) only, so urlopen can never read a local file (the settings check it too).
+        if not hub.startswith(("http://", "https://")):
+            return f"{hub!r} is not an http(s) URL", False
+        request = urllib.request.Request(  # noqa: S310
+            hub,
+            data=urlencode({"hub.mode": "publish", "hub.url": topic}).encode("ascii"),
+            method="POST",
+            headers={
+                "Content-Type": "application/x-www-form-urlencoded",
+                "User-Agent": f"infrafeed/{__version__}",
+            },
+        )
+        cause, answered, tried = None, False, 0
+        while tried < attempts and (left := deadline - clock.monotonic()) > 0:
+            if tried:
+                clock.sleep(min(backoff * 2 ** (tried - 1), left))
+                if (left := deadline - clock.monotonic()) <= 0:
+                    break
+            tried += 1
+            try:
+                with _OPENER.open(request, timeout=min(timeout, left)) as response:
+                    response.read(65_536)
+                return None, True
+            except urllib.error.HTTPError as exc:
+                cause, answered = f"HTTP {exc.code} {exc.reason}", True
+                if 300 <= exc.code < 400:
+                    moved = exc.headers.get("Location", "elsewhere")
+                    return f"{cause}: the hub moved to {moved}; set [feeds] hub to its URL", True
+                # A 4xx says the request itself is wrong: asking again will not help.
+                if 400 <= exc.code < 500 and exc.code not in (408, 429):
+                    return cause, True
+            except (OSError, http.client.HTTPException) as exc:  # URLError is an OSError
+                cause = str(getattr(exc, "reason", None) or exc) or type(exc).__name__
+        if cause is None:
+            return None, False  # the budget was spent before a first attempt
+        return f"{cause} (after {count(tried, 'attempt')})", answered
+
     results: list[Notification] = []
     down: str | None = None  # why the hub could not be reached
     spent = f"not sent within {budget:g}s"
@@ -63,56 +103,8 @@ def notify(
         if down is not None:  # said as it is: this topic was never sent
             results.append(Notification(topic, down if down == spent else f"not sent: {down}"))
             continue
-        error, answered = _publish(hub, topic, deadline, timeout, attempts, backoff, clock)
+        error, answered = publish(topic)
         if not answered:
             down = f"for an earlier feed, {error}" if error else spent
         results.append(Notification(topic, error or down))
     return tuple(results)
-
-
-def _publish(
-    hub: str,
-    topic: str,
-    deadline: float,
-    timeout: float,
-    attempts: int,
-    backoff: float,
-    clock: Clock,
-) -> tuple[str | None, bool]:
-    """Why the hub was not told (None when it was), and whether it answered at all."""
-    # http(s) only, so urlopen can never read a local file (the settings check it too).
-    if not hub.startswith(("http://", "https://")):
-        return f"{hub!r} is not an http(s) URL", False
-    request = urllib.request.Request(  # noqa: S310
-        hub,
-        data=urlencode({"hub.mode": "publish", "hub.url": topic}).encode("ascii"),
-        method="POST",
-        headers={
-            "Content-Type": "application/x-www-form-urlencoded",
-            "User-Agent": f"infrafeed/{__version__}",
-        },
-    )
-    cause, answered, tried = None, False, 0
-    while tried < attempts and (left := deadline - clock.monotonic()) > 0:
-        if tried:
-            clock.sleep(min(backoff * 2 ** (tried - 1), left))
-            if (left := deadline - clock.monotonic()) <= 0:
-                break
-        tried += 1
-        try:
-            with _OPENER.open(request, timeout=min(timeout, left)) as response:
-                response.read(65_536)
-            return None, True
-        except urllib.error.HTTPError as exc:
-            cause, answered = f"HTTP {exc.code} {exc.reason}", True
-            if 300 <= exc.code < 400:
-                moved = exc.headers.get("Location", "elsewhere")
-                return f"{cause}: the hub moved to {moved}; set [feeds] hub to its URL", True
-            # A 4xx says the request itself is wrong: asking again will not help.
-            if 400 <= exc.code < 500 and exc.code not in (408, 429):
-                return cause, True
-        except (OSError, http.client.HTTPException) as exc:  # URLError is an OSError
-            cause = str(getattr(exc, "reason", None) or exc) or type(exc).__name__
-    if cause is None:
-        return None, False  # the budget was spent before a first attempt
-    return f"{cause} (after {count(tried, 'attempt')})", answered
