@@ -481,21 +481,15 @@ def dated_ahead(site: Site, dates: Iterable[tuple[str, dt.date]], now: dt.dateti
 
 def describe(changelog: Changelog) -> str:
     """A one-line account of what the entries hold, for ``infrafeed check``."""
-    per_kind: Counter[str] = Counter()
-    per_module: Counter[int] = Counter()
-    for rf in changelog.releases:
-        for group in rf.release.groups:
-            per_kind[group.kind] += len(group.articles) + len(group.notes)
-            for article in group.articles:
-                module = article.module if article.module is not None else group.module
-                assert module is not None  # the loader guarantees it
-                per_module[module] += 1
+    changes = [(g, change) for rf in changelog.releases for _, g, change in rf.release.changes()]
+    per_kind = Counter(group.kind for group, _ in changes)
+    per_module = Counter(c.module or g.module for g, c in changes if isinstance(c, Article))
     kinds = ", ".join(f"{kind} {per_kind[kind]}" for kind in KINDS if per_kind[kind])
     modules = ", ".join(
         f"{m.number} {m.slug} {per_module[m.number]}" for m in changelog.site.modules
     )
     articles = sum(per_module.values())
-    notes = sum(per_kind.values()) - articles  # each change is an article or a note
+    notes = len(changes) - articles  # each change is an article or a note
     return (
         f"ok: {count(len(changelog.releases), 'release')}, {count(articles, 'article change')}, "
         f"{count(notes, 'note')}; by kind: {kinds or 'none'}; articles by module: {modules}"
