@@ -61,13 +61,6 @@ def to_releases(page: ParsedPage, site: Site, source: str) -> list[ImportedRelea
     return [ImportedRelease(n, release) for n, release in releases if release is not None]
 
 
-def _plain(markdown: str | None) -> str:
-    try:
-        return inline.to_text(inline.parse(markdown or ""))
-    except inline.MarkupError:
-        return markdown or ""
-
-
 class _Mapper:
     def __init__(self, site: Site, source: str) -> None:
         self.site, self.source = site, source
@@ -132,7 +125,7 @@ class _Mapper:
         return self.validated(Article, data, item.line)
 
     def note(self, item: PageItem, scope: object, exact: bool, group: int | None) -> Note | None:
-        fields, slug = item.fields, slugify(_plain(item.data["text"]))
+        fields, slug = item.fields, slugify(inline.plain(item.data["text"]))
         data = {"module": self.own_module(item, exact, group), "title": fields.get("title")}
         data |= {"page": fields.get("page"), **item.data}
         data["id"] = fields.get("id") or self.ids.mint(scope, slug, fallback="note")
@@ -149,7 +142,7 @@ class _Mapper:
         """The module a text names first: "Module 4 · Tối ưu suy luận ..." -> 4."""
         # The number may be followed by punctuation: "Module 4:", "Module 4·", "Module 4（…）".
         label = re.escape(self.site.labels.module)
-        found = re.match(rf"{label} \s*(\d+)(?!\.?\w)", _plain(text).lstrip())
+        found = re.match(rf"{label} \s*(\d+)(?!\.?\w)", inline.plain(text or "").lstrip())
         number = int(found[1]) if found else None
         return number if number is not None and self.site.module(number) is not None else None
 

@@ -105,7 +105,7 @@ class _Section:
         if note.summary:
             line += SEPARATOR + self.markdown(note.summary, 2, line_start=False)
         # A note that starts like an article's bullet says it is a note.
-        like_article = folded(inline.to_text(inline.parse(note.text))).startswith(self.starts)
+        like_article = folded(inline.plain(note.text)).startswith(self.starts)
         fields = _fields(note, "id", "module", "title", "page", note=like_article)
         out = [f"- {line} {format_annotation(fields)}"]
         out += [f"  - {self.markdown(detail, 4)}" for detail in note.details]

@@ -134,10 +134,6 @@ def _ends_bullet(node: SyntaxTreeNode) -> bool:
     )
 
 
-def _shown(markdown: str) -> str:
-    return inline.to_text(inline.parse(markdown))
-
-
 def _inline(node: SyntaxTreeNode | None) -> list[SyntaxTreeNode]:
     """The inline content of a paragraph, heading or table cell."""
     content = next((c for c in node.children if c.type == "inline"), None) if node else None
@@ -251,7 +247,7 @@ class _Reader:
         if self.release is None:
             # Only the first paragraph can be the intro; its links are as the page resolved them.
             intro = self.site.page.intro
-            if self.intro or intro is None or _shown(markdown) != _shown(intro):
+            if self.intro or intro is None or inline.plain(markdown) != inline.plain(intro):
                 intro = "the page's intro belongs in site.toml [page] intro"
                 self.warn(line, f"text above the first release is not imported: {intro}")
             self.intro = True

@@ -332,6 +332,14 @@ def to_text(nodes: tuple[Node, ...]) -> str:
     return "".join(parts)
 
 
+def plain(source: str) -> str:
+    """The plain text of inline Markdown; ``source`` as written if a link target is refused."""
+    try:
+        return to_text(parse(source))
+    except MarkupError:
+        return source
+
+
 def to_markdown(nodes: tuple[Node, ...]) -> str:
     """Canonical inline Markdown that :func:`parse` reads back to the same nodes."""
     parts: list[str] = []

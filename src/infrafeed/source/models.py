@@ -355,7 +355,7 @@ class Note(_Model):
         # clause for one: plain text too.
         if info.data.get("title", "") is not None:
             return text
-        clause = inline.first_clause(inline.to_text(inline.parse(text)))
+        clause = inline.first_clause(inline.plain(text))
         why = ", in the first clause, which the feeds take for the note's title, plain text: "
         _no_title_markup(clause, why + "remove the tag, or give the note a title")
         return text
