@@ -325,6 +325,21 @@ def test_more_new_items_at_once_than_the_subscription_document_holds_are_refused
     assert links(out / "feed.json")[1] == expected_ids(entries)["all"][:2]
 
 
+def test_a_feed_with_nothing_published_yet_is_guarded_too(tmp_path: Path, run_cli: RunCli) -> None:
+    """A module feed with no items had no record: its first five items, with room for two,
+    went three straight to an archive, exit 0; with [feeds] all = false no other feed refused
+    (a subscriber-churn helper). The record names the feed from its first build on."""
+    entries = write_site(tmp_path / "entries", max_items=2, history=(("2026-01-05", 1, 1),))
+    toml = entries / "site.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + "all = false\n", encoding="utf-8")
+    out = tmp_path / "out"
+    build(run_cli, entries, out)
+    assert (entries / "published-ids.txt").read_text(encoding="ascii").endswith("\nmodule-cuda\n")
+    add_release(entries, "2026-02-03", 2, 5)
+    code, _, err = run_cli("build", "--entries", str(entries), "--out", str(out), "-q")
+    assert code == 3 and "feed 'module-cuda': 3 new items, such as " in err
+
+
 def test_an_upgrade_of_infrafeed_leaves_archives_alone(
     tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:

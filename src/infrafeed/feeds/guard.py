@@ -71,7 +71,7 @@ def guard(
         record[key] = {item.id: dates[item.id] for item in items}
     for key, items in published.items():  # every feed's record first: an item may move feeds
         now, old = record[key], previous.get(key, {})
-        if old:
+        if key in previous:  # a feed that has published, if only nothing yet
             violations += _unseen(key, items, old, subscribed[key])
         if old.items() <= now.items():  # the usual case, at C speed: nothing dropped or moved
             continue
@@ -132,15 +132,15 @@ def _unseen(
     unseen = [item for item in items if item.id not in subscribed and item.id not in before]
     if not unseen:
         return []
-    newest = max(map(dt.datetime.fromisoformat, before.values()))
-    pushed = [item for item in unseen if item.published >= newest]
+    newest = max(map(dt.datetime.fromisoformat, before.values()), default=None)
+    pushed = [item for item in unseen if newest is None or item.published >= newest]
     found = [
         f"feed '{key}': new item {item.id} ({item.source}) is dated {item.released.isoformat()}, "
         "before items the feed has published and behind the newest items, which the "
         "subscription document holds: it would be only in an archive, which readers do not "
         "fetch; date the release later, or raise [feeds] max_items or max_bytes"
         for item in unseen
-        if item.published < newest
+        if newest is not None and item.published < newest
     ]
     if pushed:
         found.append(

@@ -35,7 +35,9 @@ _RECORD = re.compile(
 )
 # Before 0.3.0, a release before 1901 could be dated in local mean time, with seconds in its
 # offset (Asia/Shanghai: +08:05:43): such a record is still read.
-_ID = re.compile(r"([a-z0-9-]{1,100}) (tag:[!-~]{1,900}) ([0-9T:+-]{25}(?::[0-9]{2})?)")
+# A feed's key alone: a feed with no items yet, which subscribers may already poll.
+_DATE = r"[0-9T:+-]{25}(?::[0-9]{2})?"
+_ID = re.compile(rf"(all|module-[a-z0-9-]{{1,80}})(?: (tag:[!-~]{{1,900}}) ({_DATE}))?")
 
 Ids = dict[str, dict[str, str]]  # feed key -> item id -> its date, ISO 8601
 
@@ -95,9 +97,11 @@ def parse_ids(data: bytes | None, path: Path | str) -> Ids:
     for number, line in enumerate(_lines(data, _IDS_HEADER, path) or (), start=2):
         record = _ID.fullmatch(line)
         # The guard compares dates: "2026-13-14" is damage.
-        if record is None or not reads(dt.datetime.fromisoformat, record[3]):
+        if record is None or (record[2] and not reads(dt.datetime.fromisoformat, record[3])):
             raise _damaged(path, f"line {number} is not an id record")
-        ids.setdefault(record[1], {})[record[2]] = record[3]
+        feed = ids.setdefault(record[1], {})
+        if record[2]:
+            feed[record[2]] = record[3]
     return ids
 
 
@@ -117,6 +121,7 @@ def read_ids(out: Path) -> Ids:
 def ids_bytes(ids: Ids) -> bytes:
     lines = [_IDS_HEADER]
     lines += [f"{key} {i} {ids[key][i]}" for key in sorted(ids) for i in sorted(ids[key])]
+    lines += [key for key in sorted(ids) if not ids[key]]
     return ("\n".join(lines) + "\n").encode()
 
 
