@@ -62,7 +62,7 @@ def test_new_writes_a_template_and_refuses_to_overwrite(small_site: Path, run_cl
     # The template is a starting point: until a group is filled in, check says what is missing.
     code, out, err = run_cli("check", "--entries", str(small_site))
     assert code == 1
-    assert f"{path.as_posix()}: groups: is required but missing; add a [[groups]] table\n" in err
+    assert f"{path.as_posix()}: groups: is required but missing; add its table, [[groups]]\n" in err
     before = path.read_bytes()
     code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
     assert (code, out) == (1, "")

@@ -473,7 +473,7 @@ def test_a_record_with_windows_line_ends_is_told_so(
     )
 
 
-@pytest.mark.parametrize("kind", ["link-out", "fifo", "bad-date", "garbage"])
+@pytest.mark.parametrize("kind", ["link-out", "fifo", "bad-date", "garbage", "cut", "empty"])
 def test_a_record_that_cannot_be_read_is_never_taken_for_none(
     small_site: Path, tmp_path: Path, run_cli: RunCli, kind: str
 ) -> None:
@@ -496,9 +496,15 @@ def test_a_record_that_cannot_be_read_is_never_taken_for_none(
         why = "is not a regular file (a folder, device or FIFO)"
     else:
         head, date = lines[1].rsplit(" ", 1)  # the date a line ends with: month 13
-        lines[1] = f"{head} {date[:5]}13{date[7:]}" if kind == "bad-date" else "junk\n"
+        key = head.split(" ")[0]
+        lines[1] = {
+            "bad-date": f"{head} {date[:5]}13{date[7:]}",
+            "garbage": "junk\n",
+            "cut": f"{key}\n",  # an id line cut short after its feed's key
+            "empty": f"{key} -\n",  # "no items yet", among the feed's id lines (a review)
+        }[kind]
         record.write_text("".join(lines), encoding="ascii")
-        why = "line 2 is not an id record"
+        why = f"line {2 if kind != 'empty' else 3} is not an id record"
     kept = record.lstat()
     for command in ("check", "build"):
         code, stdout, stderr = (
@@ -535,7 +541,7 @@ def test_a_build_that_fails_to_publish_records_no_id(
     release.unlink()  # not published: its items are no one's to miss
     (out / "modules" / "new" / "feed.xml").unlink()
     assert _build(run_cli, small_site, out)[0] == 0
-    assert record.read_bytes() == before + b"module-new\n"  # a feed with nothing published yet
+    assert record.read_bytes() == before + b"module-new -\n"  # a feed with nothing published yet
 
 
 # --- The changelog page outside the output folder (--page) -------------------------------

@@ -334,7 +334,7 @@ def test_a_feed_with_nothing_published_yet_is_guarded_too(tmp_path: Path, run_cl
     toml.write_text(toml.read_text(encoding="utf-8") + "all = false\n", encoding="utf-8")
     out = tmp_path / "out"
     build(run_cli, entries, out)
-    assert (entries / "published-ids.txt").read_text(encoding="ascii").endswith("\nmodule-cuda\n")
+    assert (entries / "published-ids.txt").read_text(encoding="ascii").endswith("\nmodule-cuda -\n")
     add_release(entries, "2026-02-03", 2, 5)
     code, _, err = run_cli("build", "--entries", str(entries), "--out", str(out), "-q")
     assert code == 3 and "feed 'module-cuda': 3 new items, such as " in err

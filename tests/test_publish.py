@@ -1292,6 +1292,15 @@ def test_files_and_folders_of_other_users_are_carried_over_and_keep_their_group(
     edit(small_site / "site.toml", 'title = "Fixture Guide 2', 'title = "Fixture Guide 3')
     assert as_builder(small_site, out, chown=False) == (0, "")
     assert [stat.S_IMODE(f.stat().st_mode) for f in folders] == [0o755] * 3
+    # One that may do less than others (0705 shuts a group out) must not become "others".
+    for folder in folders:
+        os.chown(folder, -1, 65534)
+        folder.chmod(0o705)
+    edit(small_site / "site.toml", 'title = "Fixture Guide 3', 'title = "Fixture Guide 4')
+    assert as_builder(small_site, out, chown=False)[0] == 5
+    assert [(f.stat().st_gid, stat.S_IMODE(f.stat().st_mode)) for f in folders] == [
+        (65534, 0o705)
+    ] * 3
 
 
 def test_a_sticky_parent_of_another_users_is_no_reason_to_fail(

@@ -35,9 +35,10 @@ _RECORD = re.compile(
 )
 # Before 0.3.0, a release before 1901 could be dated in local mean time, with seconds in its
 # offset (Asia/Shanghai: +08:05:43): such a record is still read.
-# A feed's key alone: a feed with no items yet, which subscribers may already poll.
+# "<key> -": a feed with no items yet, which subscribers may already poll (no id line cut short
+# reads so: an id starts "tag:").
 _DATE = r"[0-9T:+-]{25}(?::[0-9]{2})?"
-_ID = re.compile(rf"(all|module-[a-z0-9-]{{1,80}})(?: (tag:[!-~]{{1,900}}) ({_DATE}))?")
+_ID = re.compile(rf"(all|module-[a-z0-9-]{{1,80}}) (?:(tag:[!-~]{{1,900}}) ({_DATE})|-)")
 
 Ids = dict[str, dict[str, str]]  # feed key -> item id -> its date, ISO 8601
 
@@ -94,14 +95,22 @@ def manifest_bytes(manifest: Manifest) -> bytes:
 def parse_ids(data: bytes | None, path: Path | str) -> Ids:
     """The ids every feed published, from an ids file's bytes; none when there is no file."""
     ids: Ids = {}
+    empty: set[str] = set()
     for number, line in enumerate(_lines(data, _IDS_HEADER, path) or (), start=2):
         record = _ID.fullmatch(line)
-        # The guard compares dates: "2026-13-14" is damage.
-        if record is None or (record[2] and not reads(dt.datetime.fromisoformat, record[3])):
+        # The guard compares dates: "2026-13-14" is damage; so is an empty feed with ids.
+        if (
+            record is None
+            or (record[2] and not reads(dt.datetime.fromisoformat, record[3]))
+            or record[1] in empty
+            or (not record[2] and record[1] in ids)
+        ):
             raise _damaged(path, f"line {number} is not an id record")
         feed = ids.setdefault(record[1], {})
         if record[2]:
             feed[record[2]] = record[3]
+        else:
+            empty.add(record[1])
     return ids
 
 
@@ -121,7 +130,7 @@ def read_ids(out: Path) -> Ids:
 def ids_bytes(ids: Ids) -> bytes:
     lines = [_IDS_HEADER]
     lines += [f"{key} {i} {ids[key][i]}" for key in sorted(ids) for i in sorted(ids[key])]
-    lines += [key for key in sorted(ids) if not ids[key]]
+    lines += [f"{key} -" for key in sorted(ids) if not ids[key]]
     return ("\n".join(lines) + "\n").encode()
 
 

@@ -376,7 +376,7 @@ def _same_mode(folder: Path, published: Path) -> None:
         if folder.stat().st_gid != info.st_gid:
             os.chown(folder, -1, info.st_gid)
     except PermissionError:  # a group the build's user is not in: lost, which matters only
-        if (info.st_mode >> 3) & ~info.st_mode & 0o7:  # where it may do what others may not
+        if ((info.st_mode >> 3) ^ info.st_mode) & 0o7:  # where it may do more, or less, than others
             raise PublishError(
                 f"{published}: its group ({info.st_gid}) cannot be given to the new tree's "
                 "folder: the build's user is not in it; add it to the group and build again; "

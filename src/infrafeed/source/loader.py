@@ -309,7 +309,7 @@ def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any
     if kind == "missing":  # a table too: "[[groups]]" says how to write it
         field = _model_at(model, loc[:-1]).model_fields[str(loc[-1])]
         table = _first_model(field.annotation) and _opened(model, loc[:-1], str(loc[-1]))
-        return "is required but missing" + (f"; add a {table} table" if table else "")
+        return "is required but missing" + (f"; add its table, {table}" if table else "")
     path = ".".join(part for part in loc if isinstance(part, str))
     if kind == "extra_forbidden":
         allowed = _fields_at(model, loc[:-1])
