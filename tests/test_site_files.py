@@ -118,6 +118,13 @@ def test_a_build_says_when_changes_are_in_no_feed(tmp_path: Path, run_cli: RunCl
         "groups[1].notes[1]: [feeds] all = false, and it has no module; subscribers never see "
         "them\n"
     )
+    toml.write_text(toml.read_text(encoding="utf-8") + "modules = false\n", encoding="utf-8")
+    code, _, stderr = run_cli(
+        "build", "--entries", str(entries), "--out", str(tmp_path / "o2"), "--allow-changes"
+    )
+    assert code == 0 and stderr.startswith("warning: 14 changes in no feed, such as ")
+    assert stderr.endswith(": [feeds] all = false, and [feeds] modules = false too; subscribers "
+                           "never see them\n")  # fmt: skip
 
 
 @pytest.mark.parametrize("page", PAGES)

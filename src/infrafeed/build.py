@@ -213,9 +213,9 @@ def _publish(
         tree.cleanup()
     warnings = [_PAGE_OFF.format(page)] if page is not None and text is None else []
     warnings += dated_ahead(site, dated, clock.now())
-    fed = {item.id for held in published.values() for item in held}
-    if unfed := [item for item in items if item.id not in fed]:  # [feeds] all = false
-        why = "it has no module" if site.feeds.modules else "[feeds] modules = false too"
+    feeds = site.feeds  # without the feed of everything, a change without a module is in none
+    if not feeds.all and (unfed := [i for i in items if i.module is None or not feeds.modules]):
+        why = "it has no module" if feeds.modules else "[feeds] modules = false too"
         warnings.append(
             f"{count(len(unfed), 'change')} in no feed, such as {unfed[0].source}: [feeds] "
             f"all = false, and {why}; subscribers never see them"

@@ -349,8 +349,7 @@ class _Reader:
         nested = [item for block in rest if block.type in _LISTS for item in block.children]
         # The original style: a bullet introducing the articles nested under it, when some have
         # the article label, or it is only a label ("**Transformer 系列文章**：") and each a link.
-        plain = inline.to_text(read_nodes(head, 0, lambda *_: None)).rstrip()
-        label = tail is None and plain[-1:] in COLONS  # "**文章：**" too
+        label = tail is None and inline.plain(text).rstrip()[-1:] in COLONS  # "**文章：**" too
         linked = label and all(self.article_like(item, linked=True) for item in nested)
         labelled = any(map(self.article_like, nested))
         context = fields is None and bool(nested) and (linked or labelled)
