@@ -113,6 +113,16 @@ BAD_RELEASES = [
         ],
     ),
     (
+        # Both at once: the module was told only once the date was fixed.
+        "date not matching the file name, and an unknown module",
+        GOOD_RELEASE.replace("2026-11-07", "2026-11-08").replace("module = 2", "module = 7"),
+        [
+            "date: is 2026-11-08 but the file is named 2026-11-07.toml; "
+            "make the date and the file name agree",
+            "groups[1].module: unknown module 7; site.toml has modules 1, 2",
+        ],
+    ),
+    (
         "unknown kind",
         GOOD_RELEASE.replace('kind = "new"', 'kind = "fresh"'),
         [

@@ -151,16 +151,16 @@ def _release(
     release = _validate(Release, data, name, problems)
     if release is None:
         return None
-    if release.date.isoformat() != named.group(1):
+    rf = ReleaseFile(name, int(named.group(2) or 1), release)
+    if site is not None:  # unknown modules do not drop the release: its ids are still checked
+        problems.extend(_check_modules(site, rf))
+    if release.date.isoformat() != named.group(1):  # its ids: checked once the date is fixed
         why = (
             f"is {release.date.isoformat()} but the file is named {PurePosixPath(name).name}; "
             "make the date and the file name agree"
         )
         problems.append(Problem(name, "date", why))
         return None
-    rf = ReleaseFile(name, int(named.group(2) or 1), release)
-    if site is not None:  # unknown modules do not drop the release: its ids are still checked
-        problems.extend(_check_modules(site, rf))
     return rf
 
 
