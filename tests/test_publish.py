@@ -352,7 +352,7 @@ def test_removed_module_loses_its_feed_files(
 ) -> None:
     before, owned_before = tree(out), owned(out)
     edit(with_extra_module / "site.toml", EXTRA_MODULE, "")
-    code, stdout, stderr = build(with_extra_module)
+    code, stdout, stderr = build(with_extra_module, "--allow-changes")  # a feed goes: confirmed
     assert (code, stderr) == (0, "")
     assert stdout == report(before, owned_before, tree(out), owned(out))
     extra = sorted(n for n in owned_before if n.startswith("modules/extra/"))
@@ -369,7 +369,7 @@ def test_edited_file_of_removed_feed_is_kept_with_one_warning(
     (out / "modules" / "extra" / "feed.json").write_text('{"hand": "edited"}', "utf-8")
     before, owned_before = tree(out), owned(out)
     edit(with_extra_module / "site.toml", EXTRA_MODULE, "")
-    flags = ["--quiet"] if quiet else []
+    flags = ["--allow-changes", "--quiet"] if quiet else ["--allow-changes"]
 
     code, stdout, stderr = build(with_extra_module, *flags)
     assert code == 0
@@ -707,6 +707,28 @@ def test_a_published_feed_that_would_no_longer_be_made_is_refused_then_confirmed
     assert code == 0 and "removed " in stdout
     assert not set(gone) & set(read_ids(out))
     assert build(small_site)[0] == 0  # the new set of feeds is the one now guarded
+
+
+def test_a_feed_with_no_items_yet_that_would_no_longer_be_made_is_refused_then_confirmed(
+    with_extra_module: Path, out: Path, build: Any
+) -> None:
+    """Its subscribers poll it as they poll any other (the record names it for that): it went
+    without a word."""
+    before = tree(out)
+    assert read_ids(out)["module-extra"] == {}
+    edit(with_extra_module / "site.toml", EXTRA_MODULE, "")
+    code, stdout, stderr = build(with_extra_module)
+    assert (code, stdout, stderr.splitlines()[0]) == (
+        3,
+        "",
+        "feed 'module-extra' was made, with no items yet, and would no longer be made: its "
+        "subscribers would find it gone (a module's slug changed, the module went, or [feeds] "
+        "turned it off); restore it, or confirm that it goes",
+    )
+    assert tree(out) == before
+    assert build(with_extra_module, "--allow-changes")[0] == 0
+    assert "module-extra" not in read_ids(out)
+    assert build(with_extra_module)[0] == 0
 
 
 def test_moving_a_published_article_to_another_module_says_so(

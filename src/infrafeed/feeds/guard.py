@@ -25,13 +25,13 @@ def guard(
 ) -> dict[str, dict[str, str]]:
     """Refuse to drop or re-date items a feed already published; return the new id record.
 
-    A feed that published items and is no longer made is refused as a whole: its subscribers
-    would find it gone. Items past ``max_items`` are still selected, not dropped. ``releases``
-    (each file's path and date) name a vanished item's file. ``subscribed`` holds the ids each
-    feed's subscription document holds: a new item of a feed that published before is refused
-    like a drop when it is not there, as it would be only in an archive, which readers do not
-    fetch (whether older than what the feed published, or pushed out by more new items at once
-    than the document holds).
+    A feed that was made (with items or none yet) and is no longer made is refused as a whole:
+    its subscribers would find it gone. Items past ``max_items`` are still selected, not
+    dropped. ``releases`` (each file's path and date) name a vanished item's file.
+    ``subscribed`` holds the ids each feed's subscription document holds: a new item of a feed
+    that published before is refused like a drop when it is not there, as it would be only in
+    an archive, which readers do not fetch (whether older than what the feed published, or
+    pushed out by more new items at once than the document holds).
     ``minted`` starts every id the settings mint now: published ids minted otherwise mean that
     ``[ids]`` changed, which makes every item new again; that alone is said. ``committed``, the
     part of ``previous`` kept with the entries, holding some ids minted otherwise, has lines of
@@ -57,11 +57,11 @@ def guard(
             ]
         )
     violations = [
-        f"feed '{key}' published {len(ids)} items and would no longer be made: its subscribers "
-        "would find it gone (a module's slug changed, the module went, or [feeds] turned it off); "
-        "restore it, or confirm that it goes"
+        f"feed '{key}' {f'published {len(ids)} items' if ids else 'was made, with no items yet,'} "
+        "and would no longer be made: its subscribers would find it gone (a module's slug "
+        "changed, the module went, or [feeds] turned it off); restore it, or confirm that it goes"
         for key, ids in sorted(previous.items())
-        if ids and key not in published
+        if key not in published
     ]
     rezoned: dict[str, tuple[str, str]] = {}  # items re-dated to the same time in another zone
     record: dict[str, dict[str, str]] = {}
