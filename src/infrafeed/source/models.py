@@ -231,9 +231,9 @@ _page_path = _form(
 )
 
 
-def _reference(value: str) -> str:
+def _reference(value: str, public: bool = True) -> str:
     value = _xml_chars(value)
-    if (problem := check_reference(value)) is not None:
+    if (problem := check_reference(value, public=public)) is not None:
         raise PydanticCustomError("bad_url", "{problem}", {"problem": problem})
     return value
 
@@ -285,7 +285,9 @@ Slug = Annotated[str, Strict(), AfterValidator(_slug)]
 ArticleNumber = Annotated[str, Strict(), AfterValidator(_number)]
 Reference = Annotated[str, Strict(), AfterValidator(_reference)]
 AbsoluteUrl = Annotated[Reference, AfterValidator(_absolute_url)]
-BaseUrl = Annotated[AbsoluteUrl, AfterValidator(_base_url)]
+_OwnUrl = Annotated[str, Strict(), AfterValidator(partial(_reference, public=False))]
+OwnUrl = Annotated[_OwnUrl, AfterValidator(_absolute_url)]  # where the site serves, or its hub
+BaseUrl = Annotated[OwnUrl, AfterValidator(_base_url)]
 TimeZone = Annotated[str, Strict(), AfterValidator(_timezone)]
 PagePath = Annotated[str, Strict(), AfterValidator(_page_path)]
 ModuleNumber = Annotated[int, Strict(), Field(ge=1, le=999)]
@@ -468,7 +470,7 @@ class FeedSettings(_Model):
     max_bytes: Annotated[int, Strict(), Field(ge=4_096, le=100_000_000)] = 512_000
     all: StrictBool = True  # one feed with every item
     modules: StrictBool = True  # one feed per module of [[modules]]
-    hub: AbsoluteUrl | None = None  # a WebSub hub every subscription feed advertises
+    hub: OwnUrl | None = None  # a WebSub hub every subscription feed advertises
 
 
 class Labels(_Model):

@@ -7,6 +7,7 @@ refused at load time, so the renderers only ever see safe references.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
@@ -25,8 +26,9 @@ _SAFE_QUERY = _SAFE_PATH + "?"
 _STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
-def check_reference(value: str) -> str | None:
-    """Return why ``value`` is not an allowed link target, or None when it is."""
+def check_reference(value: str, *, public: bool = True) -> str | None:
+    """Return why ``value`` is not an allowed link target, or None when it is. Not ``public``:
+    the site's own addresses, which its operator may serve from one network (a preview)."""
     if value != value.strip():
         return "must not start or end with white space"
     if not value:
@@ -69,10 +71,23 @@ def check_reference(value: str) -> str | None:
             return f"has the host '{host}', without a dot, which no reader elsewhere reaches"
         if ascii_host.endswith("."):
             return f"has a host name ending with a dot: write '{host.rstrip('.')}'"
+        if public and _local(ascii_host):  # 127.0.0.1: where a dev server said the page was
+            return (
+                f"has the address {host}, of one network's own, which no reader elsewhere reaches"
+            )
         return None
     if value.startswith("//"):
         return "a URL starting with '//' leaves the site; write https://host/... instead"
+    if typo := re.match(r"(https?)/+", value, re.I):  # else a page below the site: "https/x"
+        return f"starts '{typo.group()}', a URL without its ':'; write {typo[1]}://"
     return None
+
+
+def _local(host: str) -> bool:
+    try:
+        return not ipaddress.IPv4Address(host).is_global
+    except ValueError:  # a name
+        return False
 
 
 def _ascii_host(host: str) -> str:
