@@ -146,6 +146,14 @@ BAD_RELEASES = [
         ["groups[1].articles[1].title: must not be empty"],
     ),
     (
+        "a title of characters that show nothing",  # zero-width space, word joiner, BOM
+        GOOD_RELEASE.replace('"Tối ưu toán tử CUDA Reduce"', '"\\u200b\\u2060\\ufeff"'),
+        [
+            "groups[1].articles[1].title: must not be empty: it holds only characters that "
+            "show nothing"
+        ],
+    ),
+    (
         "empty summary",
         GOOD_RELEASE.replace('"Từ triển khai đơn giản nhất"', '""'),
         ["groups[1].articles[1].summary: must not be empty"],

@@ -72,6 +72,12 @@ _XML_REFUSED_IN_BMP = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_REPLACEMENT}\ufdd0-
 _FROM_U1FFFE = re.compile("[\U0001fffe-\U0010ffff]")
 _MOJIBAKE = re.compile("[\xc2\xc3][\x80-\xbf]")
 _LINE_BREAK = re.compile("[\r\n\t\x85\u2028\u2029]")
+# White space and what shows nothing either (zero-width, joiners, bidi marks, soft hyphen,
+# variation selectors, BOM, Hangul fillers): a text of only these looks empty everywhere.
+_INVISIBLE = re.compile(
+    "[\\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]*"
+)
 
 
 def _xml_chars(value: str) -> str:
@@ -111,6 +117,8 @@ def _text(value: str, *, max_len: int = MAX_TEXT, one_line: bool = False) -> str
     found = []
     if not value.strip():
         found.append("must not be empty")
+    elif _INVISIBLE.fullmatch(value):
+        found.append("must not be empty: it holds only characters that show nothing")
     elif value != value.strip():
         found.append("must not start or end with white space")
     if one_line and _LINE_BREAK.search(value):
