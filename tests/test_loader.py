@@ -384,13 +384,14 @@ def test_an_invisible_character_is_named_not_printed(small_site: Path) -> None:
     assert problem.endswith("(it holds RIGHT-TO-LEFT OVERRIDE U+202E)")
 
 
-def test_a_release_file_named_toml_in_capitals_is_an_error(small_site: Path) -> None:
+@pytest.mark.parametrize("name", ["2026-11-07.TOML", "2026-11-07.toml.txt", "2026-11-07.toml "])
+def test_a_release_file_misnamed_by_an_editor_is_an_error(small_site: Path, name: str) -> None:
     """It was a warning ('not an entry file; ignored'): check said ok, and the release was left
-    out of every feed."""
-    write_release(small_site, GOOD_RELEASE, "2026-11-07.TOML")
+    out of every feed (".TOML"; then Notepad's ".toml.txt" and a trailing space, from a
+    helper)."""
+    write_release(small_site, GOOD_RELEASE, name)
     assert problems(small_site) == [
-        f"{small_site.as_posix()}/2026/2026-11-07.TOML: (file): is not read: name it "
-        "'2026-11-07.toml'"
+        f"{small_site.as_posix()}/2026/{name}: (file): is not read: name it '2026-11-07.toml'"
     ]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from pathlib import Path
 from typing import NamedTuple
@@ -18,6 +19,8 @@ SITE_FILE = "site.toml"
 # The id guard's memory, kept in git beside the releases (publish/manifest.py).
 PUBLISHED = "published-ids.txt"
 MAX_FILE_BYTES = 1_048_576
+# A release file as editors misname one: ".TOML", ".toml.txt" (Notepad), "x.toml " (a space).
+_MEANT = re.compile(r"(.*)\.toml(?:\.txt)?\s*", re.I | re.S)
 FOLDER_LINK = (
     "is a symbolic link to a folder, which infrafeed does not follow; put the folder itself here"
 )
@@ -79,9 +82,8 @@ def read_entries(entries: Path, version: str) -> Snapshot:
                 found[relative] = EntryFile(relative, prefix + relative, *_read(item, root, limit))
             elif item.is_dir():
                 walk(item.path, relative + "/")
-            elif item.name.lower().endswith(".toml"):  # meant as one: never left out unsaid
-                name = item.name[:-5] + ".toml"
-                problems.append((prefix + relative, f"is not read: name it '{name}'"))
+            elif meant := _MEANT.fullmatch(item.name):  # meant as one: never left out unsaid
+                problems.append((prefix + relative, f"is not read: name it '{meant[1]}.toml'"))
             else:
                 ignored.append(prefix + relative)
 
