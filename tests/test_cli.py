@@ -144,8 +144,27 @@ def test_new_rejects_a_bad_date(small_site: Path, run_cli: RunCli) -> None:
 def test_new_needs_a_folder_with_site_toml(tmp_path: Path, run_cli: RunCli) -> None:
     code, out, err = run_cli("new", "--entries", str(tmp_path / "entries"))
     assert (code, out) == (1, "")
-    assert "no site.toml here" in err
+    assert err.startswith(f"{(tmp_path / 'entries').as_posix()}: (folder): no such folder\n")
+    code, out, err = run_cli("new", "--entries", str(tmp_path / "entries"), "--date", "2026-11-30")
+    assert (code, out) == (1, "")
+    assert "no site.toml here" in err  # without site.toml's time zone, too
     assert not (tmp_path / "entries").exists()
+
+
+def test_new_without_a_date_needs_the_time_zone_of_a_valid_site_toml(
+    small_site: Path, run_cli: RunCli
+) -> None:
+    """With a mistake anywhere in site.toml, "today" was UTC's, a day behind in Shanghai's
+    morning: the template got yesterday's date, or "-2" after yesterday's release (a helper)."""
+    settings = small_site / "site.toml"
+    settings.write_text(settings.read_text("utf-8") + "\n[feed]\n", "utf-8")
+    before = sorted(small_site.rglob("*"))
+    code, out, err = run_cli("new", "--entries", str(small_site))
+    assert (code, out) == (1, "")
+    assert f"{settings.as_posix()}: feed: unknown field; did you mean 'feeds'?" in err
+    assert sorted(small_site.rglob("*")) == before
+    code, out, _ = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert (code, out) == (0, f"wrote {small_site.as_posix()}/2026/2026-11-30.toml\n")
 
 
 @pytest.mark.parametrize("make", ["file", "broken link"])

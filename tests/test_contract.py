@@ -185,6 +185,8 @@ def test_a_path_the_system_refuses_is_named_with_why(
 def test_new_with_a_path_the_system_refuses(tmp_path: Path, run_cli: RunCli) -> None:
     too_long = tmp_path / ("x" * 300)
     code, _, stderr = run_cli("new", "--entries", str(too_long))
+    assert code == 1 and f"{too_long}: (folder): cannot be read (File name too long)" in stderr
+    code, _, stderr = run_cli("new", "--entries", str(too_long), "--date", "2026-11-30")
     assert code == 1 and f"{too_long}: no site.toml here" in stderr
 
 

@@ -117,11 +117,9 @@ def new(entries: Path, date_text: str | None) -> None:
     from .source.models import EARLIEST
     from .source.newrelease import write_template
 
-    try:  # today in the site's time zone, or in UTC when the settings cannot be read
+    if date_text is None:  # today in the site's time zone: not UTC's, a day behind at night
         date = SYSTEM.now().astimezone(ZoneInfo(load_site(entries).timezone)).date()
-    except InfraFeedError:
-        date = SYSTEM.now().astimezone(dt.UTC).date()
-    if date_text is not None:
+    else:
         try:
             # fromisoformat reads 20261130; \d would take other scripts' digits
             if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", date_text):
