@@ -321,6 +321,7 @@ def test_a_release_dated_after_today_is_a_warning_and_changes_no_byte(
     ahead = small_site / "2099" / "2099-03-02.toml"
     ahead.parent.mkdir()
     release = (small_site / "2026" / "2026-03-02.toml").read_text(encoding="utf-8")
+    release = release.replace('kind = "new"', 'kind = "revised"')  # an article is new once
     ahead.write_text(release.replace("date = 2026-03-02", "date = 2099-03-02"), encoding="utf-8")
     name = f"{small_site.as_posix()}/2099/2099-03-02.toml"
     code, _, err = run_cli("check", "--entries", str(small_site))

@@ -27,7 +27,7 @@ kind = "new"
 module = 2
 
 [[groups.articles]]
-id = "cuda-reduce"
+id = "cuda-warp-reduce"
 number = "3.1"
 title = "Tối ưu toán tử CUDA Reduce"
 summary = "Từ triển khai đơn giản nhất"
@@ -169,10 +169,20 @@ BAD_RELEASES = [
     (
         "id reused for the same kind on the same date",
         GOOD_RELEASE
-        + '\n[[groups.articles]]\nid = "cuda-reduce"\ntitle = "Lần nữa"\nsummary = "x"\n',
+        + '\n[[groups.articles]]\nid = "cuda-warp-reduce"\ntitle = "Lần nữa"\nsummary = "x"\n',
         [
-            "groups[1].articles[2].id: 'cuda-reduce' is already used for a 'new' change on "
+            "groups[1].articles[2].id: 'cuda-warp-reduce' is already used for a 'new' change on "
             "2026-11-07 ({path} groups[1].articles[1]); give this change its own id"
+        ],
+    ),
+    (
+        # A release copied to another date announced its articles as new again (a helper).
+        "an article new again on a later date",
+        GOOD_RELEASE.replace('"cuda-warp-reduce"', '"cuda-reduce"'),
+        [
+            "groups[1].articles[1].id: 'cuda-reduce' was already new on 2026-03-05 ({entries}"
+            "/2026/2026-03-05.toml groups[1].articles[1]): a later change to that article is of "
+            "another kind, such as 'revised'; a new article needs its own id"
         ],
     ),
     (
@@ -210,7 +220,7 @@ BAD_RELEASES = [
     ),
     (
         "slug that could walk paths",
-        GOOD_RELEASE.replace('id = "cuda-reduce"', 'id = "../etc"'),
+        GOOD_RELEASE.replace('id = "cuda-warp-reduce"', 'id = "../etc"'),
         [
             "groups[1].articles[1].id: '../etc' is not a slug: use 1-80 lowercase ASCII "
             "letters, digits and single hyphens, e.g. 'cuda-reduce-optimization'"
@@ -268,7 +278,10 @@ BAD_RELEASES = [
 )
 def test_bad_release_gives_exact_messages(small_site: Path, text: str, expected: list[str]) -> None:
     path = write_release(small_site, text)
-    assert problems(small_site) == [f"{path}: {m.format(path=path)}" for m in expected]
+    entries = small_site.as_posix()
+    assert problems(small_site) == [
+        f"{path}: {m.format(path=path, entries=entries)}" for m in expected
+    ]
 
 
 def test_not_utf8_names_file_and_line(small_site: Path) -> None:
@@ -309,7 +322,7 @@ def test_a_release_dated_before_1990_is_refused(small_site: Path, zone: str, day
 
 def test_a_true_or_a_date_is_shown_as_toml_writes_it(small_site: Path) -> None:
     text = GOOD_RELEASE.replace("module = 2", "module = true").replace(
-        'id = "cuda-reduce"', "id = 2026-11-07"
+        'id = "cuda-warp-reduce"', "id = 2026-11-07"
     )
     path = write_release(small_site, text)
     assert problems(small_site) == [
@@ -413,7 +426,9 @@ def test_a_flood_of_problems_is_cut(small_site: Path, run_cli: RunCli) -> None:
 
 
 def test_a_groups_field_in_a_change_is_told_where_it_belongs(small_site: Path) -> None:
-    text = GOOD_RELEASE.replace('id = "cuda-reduce"', 'id = "cuda-reduce"\nkind = "revised"')
+    text = GOOD_RELEASE.replace(
+        'id = "cuda-warp-reduce"', 'id = "cuda-warp-reduce"\nkind = "revised"'
+    )
     path = write_release(small_site, text)
     assert problems(small_site) == [
         f"{path}: groups[1].articles[1].kind: unknown field here; it is a field of the "
@@ -520,7 +535,7 @@ def test_a_value_nested_hundreds_deep_is_shown_cut(small_site: Path) -> None:
     level, and the check ended in an internal error."""
     deep = f"{'[' * 500}1{']' * 500}"
     text = GOOD_RELEASE.replace("module = 2", f"module = {deep}")
-    path = write_release(small_site, text.replace('id = "cuda-reduce"', f"id = {deep}"))
+    path = write_release(small_site, text.replace('id = "cuda-warp-reduce"', f"id = {deep}"))
     shown = f"{'[' * 20}…{']' * 20}"
     assert problems(small_site) == [
         f"{path}: groups[1].articles[1].id: must be text in quotes, not array {shown}",
@@ -552,7 +567,7 @@ def test_a_number_of_thousands_of_digits_is_refused(small_site: Path) -> None:
     # In hexadecimal it is read, but cannot be shown in decimal.
     huge = f"0x{'f' * 4000}"
     text = GOOD_RELEASE.replace("module = 2", f"module = {huge}").replace('"new"', huge)
-    path = write_release(small_site, text.replace('"cuda-reduce"', f"[{huge}]"))
+    path = write_release(small_site, text.replace('"cuda-warp-reduce"', f"[{huge}]"))
     assert problems(small_site) == [
         f"{path}: groups[1].articles[1].id: must be text in quotes, not array",
         f"{path}: groups[1].kind: a number of thousands of digits is not allowed; use one of "
@@ -660,7 +675,7 @@ def test_at_most_twelve_releases_a_day(small_site: Path) -> None:
     assert (changelog.releases[0].anchor, changelog.releases[0].sequence) == ("2026-11-07-12", 12)
     dated = {i.published.date() for i in build_items(changelog) if i.source.startswith(twelfth)}
     assert dated == {dt.date(2026, 11, 7)}
-    text = GOOD_RELEASE.replace('"cuda-reduce"', '"cuda-scan"')
+    text = GOOD_RELEASE.replace('"cuda-warp-reduce"', '"cuda-scan"')
     thirteenth = write_release(small_site, text, name="2026-11-07-13.toml")
     assert problems(small_site) == [
         f"{thirteenth}: (file name): at most 12 releases a day: number them 2026-11-07-2.toml "

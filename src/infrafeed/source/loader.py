@@ -437,6 +437,7 @@ def check_unique(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Proble
     problems = []
     seen: dict[tuple[str, str, str], str] = {}
     files: dict[str, str] = {}
+    introduced: dict[str, tuple[str, str]] = {}  # an article's id: the day and place it was new
 
     def order(release: tuple[str, Sequence[IdKey]]) -> tuple[str, int, str]:
         stem = PurePosixPath(release[0]).stem  # YYYY-MM-DD or YYYY-MM-DD-N
@@ -461,6 +462,15 @@ def check_unique(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Proble
                     "give this change its own id"
                 )
                 problems.append(Problem(path, f"{where}.id", why))
+            elif kind == "new" and ".articles[" in where:  # a copied release, most likely
+                was, first = introduced.setdefault(item_id, (day, here))
+                if first != here:
+                    why = (
+                        f"'{item_id}' was already new on {was} ({first}): a later change to "
+                        "that article is of another kind, such as 'revised'; a new article "
+                        "needs its own id"
+                    )
+                    problems.append(Problem(path, f"{where}.id", why))
     return problems
 
 
