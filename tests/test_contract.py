@@ -350,7 +350,12 @@ def test_new_never_names_a_release_past_the_last_of_a_day(
 @pytest.mark.parametrize(
     ("title", "tag"),
     [("<b>x</b>", "<b>"), ("x </float>", "</float>"), ("a <img src=x onerror=alert(1)>", None),
-     ("<!-- x -->", "<!--"), ("<BR/>", None), ("<script", None)],
+     ("<!-- x -->", "<!--"), ("<BR/>", None), ("<script", None),
+     # What an HTML parser reads as a tag, and feedparser passes on (a helper):
+     ("R&amp;D <img/src=x onerror=alert(1)>", None), ("<svg/onload=alert(1)>", None),
+     ("<img src=x alt='<' onerror=alert(1)>", None), ("<image src=x onerror=alert(1)>", None),
+     ("<x onfocus=alert(1) autofocus>", None), ("<xmp>", None), ("</title/>", None),
+     ("</title x>", None)],
 )  # fmt: skip
 def test_a_tag_in_the_site_title_is_refused_as_the_site_title(
     small_site: Path, run_cli: RunCli, title: str, tag: str | None
