@@ -330,6 +330,20 @@ def test_every_feed_link_is_named_with_its_feed(out: Path, page: str) -> None:
         assert "".join(code.itertext()).count("/") - 2 == len(code.findall("wbr"))
 
 
+def test_a_name_in_a_filled_in_value_is_not_filled_in_again(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """A site titled "News {reader}" was labelled "Thêm News Feedly vào Feedly" (a helper)."""
+    entries = write_site(tmp_path / "entries", max_items=3)
+    toml = entries / "site.toml"
+    text = toml.read_text(encoding="utf-8").replace('"Fixture Guide"', '"News {reader} {x}"', 1)
+    toml.write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_cli("build", "--entries", str(entries), "--out", str(out), "-q")[0] == 0
+    labels = [a.get("aria-label") for a in parse_html((out / "index.html").read_bytes()).iter("a")]
+    assert "Thêm News {reader} {x} vào Feedly" in labels
+
+
 def test_every_word_of_the_pages_comes_from_the_settings(tmp_path: Path, run_cli: RunCli) -> None:
     from infrafeed.source.models import Words
 

@@ -13,6 +13,7 @@ import email.utils
 import functools
 import json
 import posixpath
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -193,10 +194,11 @@ def entry(item: Item, site: Site) -> str:
 
 def fill(pattern: str, **values: object) -> Markup:
     """``pattern`` from the settings with its {names} filled in, all escaped but markup values."""
-    found = escape(pattern)
-    for name, value in values.items():
-        found = found.replace(f"{{{name}}}", escape(value))
-    return found
+    # In one pass: a value holding "{reader}" (a site's title) is not filled in again.
+    parts = re.split(r"\{(\w+)\}", pattern)  # text, name, text...
+    return Markup("").join(
+        escape(values.get(part, f"{{{part}}}") if i % 2 else part) for i, part in enumerate(parts)
+    )
 
 
 def wbr(url: str) -> Markup:
