@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import itertools
 import json
 import os
 import shutil
 from pathlib import Path
 from xml.etree import ElementTree as ET
+from zoneinfo import ZoneInfo
 
 import feedparser
 import pytest
@@ -214,6 +217,38 @@ def test_feed_dates_come_from_the_data(shipped_out: Path) -> None:
         "Sat, 07 Nov 2026 11:59:59 +0800",
         "Sat, 07 Nov 2026 11:59:58 +0800",
     ]
+
+
+@pytest.mark.parametrize(
+    ("zone", "day"), [("Pacific/Easter", "2026-09-05"), ("America/Nuuk", "2026-03-28")]
+)
+def test_a_days_last_releases_keep_their_order_when_summer_time_starts_that_evening(
+    small_site: Path, zone: str, day: str
+) -> None:
+    """Easter Island's clocks skip 22:00-23:00 that day: release 12's second item was dated
+    after its first, and release 11's first at release 12's instant (a helper)."""
+    settings = small_site / "site.toml"
+    text = settings.read_text(encoding="utf-8")
+    settings.write_text(text.replace("Asia/Shanghai", zone), encoding="utf-8")
+    article = '[[groups.articles]]\nid = "{}"\ntitle = "A"\n'
+    for n in (11, 12):
+        release = small_site / day[:4] / f"{day}-{n}.toml"
+        release.parent.mkdir(exist_ok=True)
+        group = f'date = {day}\n[[groups]]\nkind = "new"\nmodule = 1\n'
+        release.write_text(group + article.format(f"a{n}") + article.format(f"b{n}"), "utf-8")
+    items = [i for i in build_items(load(small_site)) if i.released.isoformat() == day]
+    assert [i.id.rsplit(":", 1)[1] for i in items] == [
+        f"{day}/{slug}/new" for slug in ("a12", "b12", "a11", "b11")
+    ]
+    times = [i.published.astimezone(dt.UTC) for i in items]  # instants: "-" of one zone's
+    assert [a - b for a, b in itertools.pairwise(times)] == [
+        dt.timedelta(seconds=1),
+        dt.timedelta(minutes=59, seconds=59),
+        dt.timedelta(seconds=1),
+    ]
+    noon = dt.datetime.combine(dt.date.fromisoformat(day), dt.time(12), ZoneInfo(zone))
+    assert times[0] - noon == dt.timedelta(hours=11)  # a day's N-th release: N-1 hours after noon
+    assert {i.published.date().isoformat() for i in items} == {day}  # in noon's offset
 
 
 def _edit(entries: Path, old: str, new: str) -> None:

@@ -70,7 +70,10 @@ class ItemMaker:
 
     def items(self, rf: ReleaseFile) -> Iterator[Item]:
         """``rf``'s items in page order, first newest."""
-        start = dt.datetime.combine(rf.date, dt.time(_RELEASE_HOUR), self.zone)
+        noon = dt.datetime.combine(rf.date, dt.time(_RELEASE_HOUR), self.zone)
+        # Hours and seconds counted in noon's offset: on a clock that summer time skips ahead
+        # that evening (Pacific/Easter) a release's items went out of order, onto another's.
+        start = noon.replace(tzinfo=dt.timezone(noon.utcoffset() or dt.timedelta()))
         start += dt.timedelta(hours=rf.sequence - 1)
         for second, (where, group, change) in enumerate(rf.release.changes()):
             published = start - dt.timedelta(seconds=second)
