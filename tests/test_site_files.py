@@ -330,6 +330,35 @@ def test_every_feed_link_is_named_with_its_feed(out: Path, page: str) -> None:
         assert "".join(code.itertext()).count("/") - 2 == len(code.findall("wbr"))
 
 
+def test_the_pages_link_the_changelog_encoded_and_list_only_what_a_feed_carries(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """Three finds of a helper: a changelog URL with a space was an href with a space (the
+    feeds encode it); with [feeds] all = false, "the latest changes" listed a site-wide note no
+    feed carries; a description ending in "." was shown with ".."."""
+    entries = write_site(tmp_path / "entries", max_items=3)
+    toml = entries / "site.toml"
+    text = toml.read_text(encoding="utf-8")
+    text = text.replace("/blog/update-log/", "/nhật ký/").replace(
+        'của Fixture Guide"', 'của Fixture Guide."'
+    )
+    toml.write_text(text.replace("[feeds]\n", "[feeds]\nall = false\n"), encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_cli("build", "--entries", str(entries), "--out", str(out), "-q")[0] == 0
+    index = parse_html((out / "index.html").read_bytes())
+    pages = [index, *(parse_html((out / p).read_bytes()) for p in PAGES if p != "index.html")]
+    encoded = "https://example.org/guide/nh%E1%BA%ADt%20k%C3%BD/"
+    for page in pages:
+        assert encoded in [a.get("href") for a in page.iter("a")]
+        assert not [a for a in page.iter("a") if " " in (a.get("href") or "")]
+    listed = "".join(index.find(".//main").itertext())
+    assert "Ghi chú 1 ngày" not in listed  # the notes of write_site's release without a module
+    assert "Bài 1 ngày" in listed
+    assert [p.text for p in index.iter("p") if p.get("class") == "lead"] == [
+        "Nhật ký cập nhật của Fixture Guide."
+    ]
+
+
 def test_a_name_in_a_filled_in_value_is_not_filled_in_again(
     tmp_path: Path, run_cli: RunCli
 ) -> None:

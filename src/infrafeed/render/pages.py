@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.utils
 import functools
+import itertools
 import json
 import posixpath
 import re
@@ -166,10 +167,13 @@ def render_pages(
 ) -> Iterator[tuple[str, Sequence[bytes]]]:
     """Every page, as chunks; a module page lists its items' :func:`entry` parts."""
     words, main = site.words, [view for view in views if view.module is None]
-    common = {"site": site, "words": words, "archived": any(view.archives for view in views)}
+    common = {"site": site, "words": words, "archived": any(view.archives for view in views),
+              "changelog": encoded(site.changelog)}  # fmt: skip
     title = fill(words.page_title, site=site.title)
+    # Only what a feed carries: with [feeds] all = false, a site-wide note is in none.
+    fed = itertools.islice((i for i in items if site.feeds.all or i.module is not None), LATEST)
     yield _page("index.html", "index.html", title=title, description=site.description,
-                alternates=main or views, feeds=views, latest=tuple(items[:LATEST]),
+                alternates=main or views, feeds=views, latest=tuple(fed),
                 opml=opml_files(views), everything=OPML["everything"], **common)  # fmt: skip
     for view in views:
         if view.module is not None:
