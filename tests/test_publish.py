@@ -741,8 +741,26 @@ def test_moving_a_published_article_to_another_module_says_so(
     assert (code, stdout) == (3, "")
     assert stderr.splitlines()[0] == (
         f"feed 'module-cuda': item {TAG}2026-03-05/cuda-gemm/new (dated 2026-03-05T11:59:59+08:00) "
-        "would leave this feed, but not 'all', 'module-prerequisites': its module changed; "
-        "change it back, or confirm that it moves"
+        f"would move to 'module-prerequisites' ({small_site.as_posix()}/2026/2026-03-05.toml "
+        "groups[1].articles[2]): its module changed; change it back, or confirm that it moves"
+    )
+
+
+def test_a_note_that_loses_its_module_leaves_the_module_feed_and_says_where_it_is(
+    small_site: Path, out: Path, build: Any
+) -> None:
+    """The message said "but not 'all'", for the feed it stays in, and named no file (a
+    helper)."""
+    release = small_site / "2026" / "2026-03-02.toml"
+    edit(release, 'id = "site-outline"\n', 'id = "site-outline"\nmodule = 1\n')
+    build(small_site)
+    edit(release, 'id = "site-outline"\nmodule = 1\n', 'id = "site-outline"\n')
+    code, stdout, stderr = build(small_site)
+    assert (code, stdout) == (3, "")
+    assert stderr.splitlines()[0] == (
+        f"feed 'module-prerequisites': item {TAG}2026-03-02/site-outline/major (dated "
+        f"2026-03-02T11:59:58+08:00) would leave this feed ({release.as_posix()} "
+        "groups[2].notes[1]): its module changed; change it back, or confirm that it moves"
     )
 
 

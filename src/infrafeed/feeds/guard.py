@@ -7,6 +7,7 @@ as new again. A build that would do that is refused (exit code 3) unless the mai
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Collection, Mapping, Sequence
 
 from ..errors import GuardError, count
@@ -66,6 +67,7 @@ def guard(
     rezoned: dict[str, tuple[str, str]] = {}  # items re-dated to the same time in another zone
     record: dict[str, dict[str, str]] = {}
     dates: dict[str, str] = {}  # an item is in several feeds: its date is written once
+    every: dict[str, str] = {}  # each item's source, once an item moves feeds
     for key, items in published.items():
         dates |= {item.id: item.published.isoformat() for item in items if item.id not in dates}
         record[key] = {item.id: dates[item.id] for item in items}
@@ -77,16 +79,20 @@ def guard(
             continue
         sources = {item.id: item.source for item in items}
         for item_id, date in sorted(old.items()):
-            if item_id not in now:
-                also = ", ".join(f"'{k}'" for k, ids in record.items() if item_id in ids)
-                why = (
-                    f"would leave this feed, but not {also}: its module changed; change it "
-                    "back, or confirm that it moves"
-                    if also
-                    else f"would disappear: {_where_it_was(item_id, releases)}; it was removed, "
-                    "or its id, kind or module changed"
+            if item_id not in now and (also := [k for k, ids in record.items() if item_id in ids]):
+                every = every or {i.id: i.source for i in itertools.chain(*published.values())}
+                moved = [f"'{k}'" for k in also if item_id not in previous.get(k, {})]
+                went = f"move to {', '.join(moved)}" if moved else "leave this feed"
+                violations.append(
+                    f"feed '{key}': item {item_id} (dated {date}) would {went} ({every[item_id]}): "
+                    "its module changed; change it back, or confirm that it moves"
                 )
-                violations.append(f"feed '{key}': item {item_id} (dated {date}) {why}")
+            elif item_id not in now:
+                where = _where_it_was(item_id, releases)
+                violations.append(
+                    f"feed '{key}': item {item_id} (dated {date}) would disappear: {where}; it "
+                    "was removed, or its id, kind or module changed"
+                )
             elif now[item_id] != date and date[:19] == now[item_id][:19]:  # said once, below
                 rezoned[item_id] = (date, now[item_id])
             elif now[item_id] != date:
