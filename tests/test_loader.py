@@ -291,9 +291,43 @@ def test_not_utf8_names_file_and_line(small_site: Path) -> None:
     assert message == f"{path}:10: (file): is not UTF-8 (byte 0xff); save the file as UTF-8"
 
 
-def test_not_toml_names_line(small_site: Path) -> None:
-    path = write_release(small_site, GOOD_RELEASE.replace('kind = "new"', 'kind = "new'))
-    assert problems(small_site) == [f"{path}:4: (toml): not valid TOML: Illegal character '\\n'"]
+@pytest.mark.parametrize(
+    ("old", "new", "line", "why"),
+    [
+        ('kind = "new"', 'kind = "new', 4,
+         'text in quotes is not closed on this line: end it with a straight "'),
+        # The parser's words were "Illegal character '\n'", "Cannot overwrite a value" (for a
+        # key given no value twice), "Expected newline or end of document after a statement"
+        # and "Invalid value" (a helper acting as a maintainer).
+        ('kind = "new"', 'kind = "new\u201d', 4,
+         'text in quotes is not closed on this line: end it with a straight " (a curly \u201d '
+         "does not close it)"),
+        ("[[groups]]", '[groups]\nkind = "new"\n[[groups]]', 5,
+         "[groups] above is one table; write [[groups]] for each of several groups"),
+        ("date = 2026-11-07", "date = 2026-11-7", 1,
+         "a date is written YYYY-MM-DD, without quotes: e.g. 2026-11-07"),
+        ("date = 2026-11-07", "date = 07/11/2026", 1,
+         "a date is written YYYY-MM-DD, without quotes: e.g. 2026-11-07"),
+        ('kind = "new"', "kind = new", 4,
+         'Invalid value: text goes in straight quotes, "like this"'),
+    ],
+)  # fmt: skip
+def test_not_toml_names_line_and_fix(
+    small_site: Path, old: str, new: str, line: int, why: str
+) -> None:
+    path = write_release(small_site, GOOD_RELEASE.replace(old, new))
+    assert problems(small_site) == [f"{path}:{line}: (toml): not valid TOML: {why}"]
+
+
+def test_a_text_ending_in_a_line_break_says_where_the_quotes_go(small_site: Path) -> None:
+    """A summary whose closing \"\"\" is on a line of its own was told "must not start or end
+    with white space", which the maintainer could not see."""
+    summary = 'summary = "Từ triển khai đơn giản nhất"'
+    path = write_release(small_site, GOOD_RELEASE.replace(summary, 'summary = """\nTừ\n"""'))
+    assert problems(small_site) == [
+        f"{path}: groups[1].articles[1].summary: must not end with a line break: put the closing "
+        '""" right after the text'
+    ]
 
 
 @pytest.mark.parametrize(
@@ -484,11 +518,14 @@ def test_a_look_alike_letter_is_named(small_site: Path) -> None:
     ]
 
 
+INVALID = 'Invalid value: text goes in straight quotes, "like this"'
+
+
 @pytest.mark.parametrize(
     ("kind", "why"),
     [
-        ("kind = \u201cnew\u201d", "Invalid value (the value holds '\u201c', LEFT DOUBLE "),
-        ('kind =\u00a0"new"', "Invalid value (the value holds '\u00a0', NO-BREAK SPACE "),
+        ("kind = \u201cnew\u201d", f"{INVALID} (the value holds '\u201c', LEFT DOUBLE "),
+        ('kind =\u00a0"new"', f"{INVALID} (the value holds '\u00a0', NO-BREAK SPACE "),
         ('kind\u00a0= "new"', "Expected '=' after a key in a key/value pair (a key holds '\u00a0'"),
     ],
 )

@@ -193,9 +193,10 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
         problems.append(Problem(file.shown, "(toml)", _TOO_DEEP))
     except tomli.TOMLDecodeError as exc:
         line = _TOML_LINE.search(str(exc))
-        why = f"not valid TOML: {_toml_words(_TOML_LINE.sub('', str(exc)).strip())}"
+        written = text.split("\n")[int(line.group(1)) - 1] if line else ""
+        why = f"not valid TOML: {_toml_words(_TOML_LINE.sub('', str(exc)).strip(), written)}"
         if line:  # "tіtle" (a Cyrillic "і"), "title\u00a0=" or “x” read as no key or value
-            key, equals, value = text.split("\n")[int(line.group(1)) - 1].partition("=")
+            key, equals, value = written.partition("=")
             value = value.lstrip(" \t")[:1] if equals else ""
             why += _foreign(key.strip(" \t"), "a key") or _foreign(value, "the value")
         problems.append(Problem(file.shown, "(toml)", why, int(line.group(1)) if line else None))
@@ -210,15 +211,25 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
 _ARRAYS_OF_TABLES = ("groups", "groups.articles", "groups.notes", "modules")
 
 
-def _toml_words(message: str) -> str:
-    """The parser's message, with a table named as it is written, and the fix."""
+def _toml_words(message: str, line: str) -> str:
+    """The parser's message about ``line``, with a table named as it is written, and the fix."""
     if found := re.fullmatch(r"Cannot declare \((.*)\) twice", message):
         table = ".".join(ast.literal_eval(f"({found[1]})"))
         if table in _ARRAYS_OF_TABLES:
             return f"[{table}] is declared twice; write [[{table}]] for each of several {table}"
         return f"[{table}] is declared twice; put its keys under one [{table}]"
+    if message == "Cannot overwrite a value" and (array := re.match(r"\s*\[\[([^\]]*)\]\]", line)):
+        table = array[1].strip()  # a [table] above, then [[table]]
+        return f"[{table}] above is one table; write [[{table}]] for each of several {table}"
     if message == "Cannot overwrite a value":
         return "a key is given a value twice; keep one"
+    if message == "Illegal character '\\n'":  # quotes not closed on their line
+        curly = " (a curly ” does not close it)" if re.search("[“”]", line) else ""
+        return f'text in quotes is not closed on this line: end it with a straight "{curly}'
+    if message.startswith("Expected newline") and re.match(r"[^=]*=\s*\d+[-/.]\d", line):
+        return "a date is written YYYY-MM-DD, without quotes: e.g. 2026-11-07"
+    if message == "Invalid value":  # a bare word
+        return 'Invalid value: text goes in straight quotes, "like this"'
     return message
 
 

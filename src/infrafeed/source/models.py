@@ -119,6 +119,8 @@ def _text(value: str, *, max_len: int = MAX_TEXT, one_line: bool = False) -> str
         found.append("must not be empty")
     elif _INVISIBLE.fullmatch(value):
         found.append("must not be empty: it holds only characters that show nothing")
+    elif value.endswith("\n"):  # the closing """ on a line of its own
+        found.append('must not end with a line break: put the closing """ right after the text')
     elif value != value.strip():
         found.append("must not start or end with white space")
     if one_line and _LINE_BREAK.search(value):
