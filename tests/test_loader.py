@@ -829,6 +829,13 @@ def test_site_settings_of_the_wrong_form_say_the_right_one(
         ("number = 2", "number = 1", "modules: number 1 is used by modules[1] and modules[2]"),
         ('[kinds.new]\nheading = "Nội dung mới"\nshort = "Mới"\n', "",
          "kinds: add a label for new"),
+        # A helper's find: on the page, the kind's heading took the release's anchor.
+        ('heading = "Nội dung mới"', 'heading = "2026-03-05"',
+         "kinds.new.heading: '2026-03-05' would have the anchor #2026-03-05, a release's, which "
+         "feed items link to; write the kind's name"),
+        ('heading = "Nội dung mới"', 'heading = "2026-03-05 (2)"',
+         "kinds.new.heading: '2026-03-05 (2)' would have the anchor #2026-03-05-2, a release's, "
+         "which feed items link to; write the kind's name"),
     ],
 )  # fmt: skip
 def test_settings_that_clash_name_the_field(small_site: Path, old: str, new: str, why: str) -> None:

@@ -457,6 +457,21 @@ class KindLabel(_Model):
     # More headings that mean the kind on a page to import, besides the built-in ones.
     headings: tuple[Title, ...] = Field(default=(), max_length=50)
 
+    @field_validator("heading")
+    @classmethod
+    def _no_release_anchor(cls, heading: str) -> str:
+        # The site's slugger makes "2026-04-30" or "2026-11-07 (2)" a release's anchor: a kind's
+        # heading so written would take the anchor that feed items link to.
+        slug = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}(?:-\d+)?", slug):
+            raise PydanticCustomError(
+                "release_anchor",
+                "'{heading}' would have the anchor #{slug}, a release's, which feed items link "
+                "to; write the kind's name",
+                {"heading": heading, "slug": slug},
+            )
+        return heading
+
 
 class Module(_Model):
     number: ModuleNumber
