@@ -163,6 +163,26 @@ def test_a_time_the_site_zone_skipped_comes_back_from_the_cache_as_it_was(
     assert tree(out) == _cold(run_cli, site, tmp_path)
 
 
+def test_a_days_last_releases_come_back_from_the_cache_in_noons_offset(
+    site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """Easter Island's clocks skip 22:00-23:00 on 2026-09-05: release 12, dated in noon's offset
+    (23:00-06:00), came back from the cache in the zone's (23:00-05:00), and the guard refused
+    the next build as a time zone change (a review)."""
+    _settings(site, 'timezone = "Asia/Shanghai"', 'timezone = "Pacific/Easter"')
+    for n in (11, 12):
+        text = add_release(site, "2026-09-05", 1, 2).read_text(encoding="utf-8")
+        text = text.replace('id = "bai-', f'id = "r{n}-bai-')
+        (site / "2026" / f"2026-09-05-{n}.toml").write_text(text, encoding="utf-8")
+    (site / "2026" / "2026-09-05.toml").unlink()
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _build(run_cli, site, out, cache)
+    _edit_file(site / "2026" / "2026-09-05-11.toml", "Bài 1 ngày", "Bài một ngày")
+    _build(run_cli, site, out, cache)  # release 12 from the cache
+    assert any(b"2026-09-05T23:00:00-06:00" in data for data in tree(out).values())
+    assert tree(out) == _cold(run_cli, site, tmp_path)
+
+
 def test_a_new_release_is_the_only_one_validated_and_rendered(
     site: Path, tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -190,15 +190,12 @@ def _record(c: Compiled) -> tuple[Any, ...]:
 def _compiled(record: Any, site: Site) -> Compiled:
     path, date, sequence, keys, item_rows, part_rows, section = record
     modules = {module.number: module for module in site.modules}
-    zone = zoneinfo.ZoneInfo(site.timezone)
     count = len(_AS_IS)
     items = tuple(
         Item(
             **dict(zip(_AS_IS, fields[:count], strict=True)),
             module=None if fields[count] is None else modules[fields[count]],
-            # The wall time as written, in the zone: astimezone would move a time the zone
-            # skipped (Kiritimati's 1994-12-31) to another day.
-            published=dt.datetime.fromisoformat(fields[count + 1]).replace(tzinfo=zone),
+            published=dt.datetime.fromisoformat(fields[count + 1]),  # in noon's offset, as made
             released=dt.date.fromordinal(fields[count + 2]),
         )
         for fields in item_rows
