@@ -845,6 +845,23 @@ def test_ids_and_a_notes_title_given_on_the_page_are_kept() -> None:
     assert [(n.id, n.title) for n in group.notes] == [("readme", "README mới")]
 
 
+def test_two_new_articles_of_one_title_on_two_days_get_two_ids(site_only: Path) -> None:
+    """An article is new once (check's rule): "Tổng quan", new in two modules on two days, was
+    minted one id, and the import refused its own files (a review)."""
+    page = site_only.parent / "page.md"
+    page.write_text(
+        "".join(
+            f"## {day}\n\n### Nội dung mới\n\n<!-- infrafeed group module={module} -->\n\n"
+            "- **Bài:** 1.1 Tổng quan\n\n"
+            for day, module in (("2026-05-12", 2), ("2026-04-17", 1))
+        ),
+        encoding="utf-8",
+    )
+    import_page(page, site_only)
+    ids = [a.id for rf in load(site_only).releases for a in rf.release.groups[0].articles]
+    assert ids == ["tong-quan", "tong-quan-2"]  # in page order, newest first
+
+
 def test_a_title_like_a_number_and_a_note_like_an_article_survive(tmp_path: Path) -> None:
     page = (
         "## 2026-11-07\n\n### Nội dung mới\n\n<!-- infrafeed group module=2 -->\n\n"

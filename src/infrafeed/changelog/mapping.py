@@ -121,7 +121,11 @@ class _Mapper:
     def article(self, item: PageItem, scope: object, module: int | None) -> Article | None:
         slugs = page_slug(item.data["page"] or ""), slugify(item.data["title"])
         data = {"module": module, "chapter": item.fields.get("chapter"), **item.data}
-        data["id"] = item.fields.get("id") or self.ids.mint(scope, *slugs, fallback="article")
+        # An article is new once (the loader's rule): a new one's minted id is unique on any day.
+        once = "new articles" if isinstance(scope, tuple) and scope[1] == "new" else None
+        data["id"] = item.fields.get("id") or self.ids.mint(
+            scope, *slugs, fallback="article", once=once
+        )
         return self.validated(Article, data, item.line)
 
     def note(self, item: PageItem, scope: object, exact: bool, group: int | None) -> Note | None:
@@ -204,12 +208,13 @@ class IdMinter:
         self.taken: dict[object, set[str]] = {}
         self.last: dict[tuple[object, str], int] = {}  # the number minted last for a base
 
-    def mint(self, scope: object, *candidates: str, fallback: str) -> str:
-        """The first non-empty candidate's slug, with "-2", "-3"... when it is taken."""
+    def mint(self, scope: object, *candidates: str, fallback: str, once: object = None) -> str:
+        """The first non-empty candidate's slug, with "-2", "-3"... when it is taken (in
+        ``scope``, or in ``once`` too when given)."""
         base = next((c for c in candidates if c), fallback)[:MAX_SLUG].strip("-")
         number = self.last.get((scope, base), 1)  # those below are taken: not tried again
         slug = base if number == 1 else f"{base}-{number}"
-        while not self.claim(scope, slug):
+        while not self.claim(scope, slug) or (once is not None and not self.claim(once, slug)):
             number += 1
             slug = f"{base}-{number}"
         self.last[scope, base] = number
