@@ -381,7 +381,7 @@ def test_a_tag_in_the_site_title_is_refused_as_the_site_title(
 def test_a_type_in_a_title_is_text(small_site: Path, run_cli: RunCli) -> None:
     """No HTML element is named: a CUDA guide's titles may show C++ types."""
     site = small_site / "site.toml"
-    title = "std::vector<float>, kernel<<<g, b>>> và a < b > c"
+    title = "std::vector<float>, kernel<<<g, b>>> và a < b > c, template<int BLOCK=256>"
     text = site.read_text(encoding="utf-8").replace('"Fixture Guide"', f'"{title}"', 1)
     site.write_text(text, "utf-8")
     assert run_cli("check", "--entries", str(small_site))[0] == 0

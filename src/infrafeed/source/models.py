@@ -140,12 +140,13 @@ def _text(value: str, *, max_len: int = MAX_TEXT, one_line: bool = False) -> str
 
 # Titles are plain text, but feed readers (and the W3C validator) may read a tag or a comment
 # in a title as markup: refused, rather than shown differently by each reader. A start tag
-# counts when it names an HTML element or has an attribute, as an HTML parser reads one
-# ("<img/src=x onerror=…>" too): a type such as "vector<float>" is text.
+# counts when it names an HTML element or has an event handler, as an HTML parser reads one
+# ("<img/src=x onerror=…>" too): "vector<float>" or "template<int N=256>" is text.
 _HTML_ELEMENTS = (resources.files(__package__) / "html-elements.txt").read_text("utf-8").split()
 _TITLE_MARKUP = re.compile(
     r"</[A-Za-z][^>]*>|<!--|<(?:script|style|iframe|object|embed|meta)\b"
-    rf"|<(?:{'|'.join(_HTML_ELEMENTS)})(?:[\s/][^>]*)?>|<[A-Za-z][\w:-]*[\s/][^>=]*=[^>]*>",
+    rf"|<(?:{'|'.join(_HTML_ELEMENTS)})(?:[\s/][^>]*)?>"
+    r"|<[A-Za-z][\w:-]*[\s/][^>]*?\bon\w+\s*=[^>]*>",
     re.I,
 )
 
