@@ -143,7 +143,7 @@ BAD_VALUES = [
     # Vietnamese through Windows-1252 is rarely all Latin-1 (a helper's find).
     ("Windows-1252 mojibake in a title", "title", "T\u00e1\u00bb\u2018i \u00c6\u00b0u",
      "looks like UTF-8 read as Windows-1252 ('T\u00e1\u00bb\u2018i \u00c6\u00b0u' for "
-     "'T\u1ed1i \u01b0u'), which the W3C validator warns of; write it as meant"),
+     "'T\u1ed1i \u01b0u'); write it as meant"),
     ("replacement character in a title", "title", "T\ufffdi \u01b0u",
      "contains the character U+FFFD, the replacement character, left where a conversion lost "
      "one; remove it"),

@@ -70,6 +70,15 @@ def test_good_release_loads(small_site: Path) -> None:
     assert release.groups[0].articles[0].title == "Tối ưu toán tử CUDA Reduce"
 
 
+@pytest.mark.parametrize("title", ["CAFÉ…", "Gruß—Team", "Ý…"])
+def test_latin_letters_beside_windows_punctuation_are_no_mojibake(
+    small_site: Path, title: str
+) -> None:
+    """Re-encoded in Windows-1252, "CAFÉ…" is UTF-8 ("CAFɅ"): refused as mojibake (a review)."""
+    write_release(small_site, GOOD_RELEASE.replace("Tối ưu toán tử CUDA Reduce", title))
+    assert load(small_site).releases[0].release.groups[0].articles[0].title == title
+
+
 def test_text_is_normalised_to_nfc(small_site: Path) -> None:
     decomposed = "Tối ưu".encode().decode()
     import unicodedata

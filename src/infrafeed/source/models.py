@@ -70,12 +70,11 @@ _XML_REFUSED = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_REPLACEMENT}{_NONCHARACTER
 # with the BMP part alone, which then finds the same.
 _XML_REFUSED_IN_BMP = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_REPLACEMENT}\ufdd0-\ufdef]")
 _FROM_U1FFFE = re.compile("[\U0001fffe-\U0010ffff]")
-# A UTF-8 lead byte, then a continuation byte, each read as Latin-1 or Windows-1252 ("Ã©" for
-# "é"; "Æ°" and "á»‘" for Vietnamese "ư" and "ố", where "‘" is Windows-1252's 0x91).
-_MOJIBAKE = re.compile(
-    "[\xc2-\xf4][\x80-\xbf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc"
-    "\u2013\u2014\u2018-\u201a\u201c-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"
-)
+# A UTF-8 lead byte of what such text holds (Â/Ã of Latin-1; Ä-Æ: Đ, Ơ, Ư; Ì/Í: combining
+# tones; 3- and 4-byte leads), then a continuation byte, read as Latin-1 or Windows-1252
+# ("Ã©" for "é"; "Æ°" and "á»‘" for Vietnamese "ư" and "ố", "‘" being Windows-1252's 0x91).
+_CP1252 = bytes(range(0x80, 0xA0)).decode("cp1252", "ignore")
+_MOJIBAKE = re.compile(f"[\xc2-\xc6\xcc\xcd\xe0-\xf4][\x80-\xbf{_CP1252}]")
 _LINE_BREAK = re.compile("[\r\n\t\x85\u2028\u2029]")
 # White space and what shows nothing either (zero-width, joiners, bidi marks, soft hyphen,
 # variation selectors, BOM, Hangul fillers): a text of only these looks empty everywhere.
@@ -105,14 +104,15 @@ def _xml_chars(value: str) -> str:
             {"code": f"{ord(found):04X}", "why": why},
         )
     if _MOJIBAKE.search(value):  # as the W3C validator tells "latin characters double encoded"
-        for codec, name in (("latin-1", "Latin-1"), ("cp1252", "Windows-1252")):
+        w3c = ", which the W3C validator warns of"  # it looks for Latin-1's only
+        for codec, name, why in (("latin-1", "Latin-1", w3c), ("cp1252", "Windows-1252", "")):
             with contextlib.suppress(UnicodeError):
                 meant = value.encode(codec).decode("utf-8")
                 raise PydanticCustomError(
                     "mojibake",
-                    "looks like UTF-8 read as {codec} ('{value}' for '{meant}'), which the W3C "
-                    "validator warns of; write it as meant",
-                    {"codec": name, "value": value[:60], "meant": meant[:60]},
+                    "looks like UTF-8 read as {codec} ('{value}' for '{meant}'){why}; write it "
+                    "as meant",
+                    {"codec": name, "value": value[:60], "meant": meant[:60], "why": why},
                 )
     return unicodedata.normalize("NFC", value)
 
