@@ -317,6 +317,8 @@ def test_not_utf8_names_file_and_line(small_site: Path) -> None:
          "a date is written YYYY-MM-DD, without quotes: e.g. 2026-11-07"),
         ("date = 2026-11-07", "date = 07/11/2026", 1,
          "a date is written YYYY-MM-DD, without quotes: e.g. 2026-11-07"),
+        ("date = 2026-11-07", "date = Nov 7 2026", 1,  # not "text goes in quotes"
+         "a date is written YYYY-MM-DD, without quotes: e.g. 2026-11-07"),
         ('number = "3.1"', "number = 3.1.2", 9,  # not "a date is written..."
          "Expected newline or end of document after a statement"),
         ('kind = "new"', "kind = new", 4,

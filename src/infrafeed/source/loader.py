@@ -226,7 +226,9 @@ def _toml_words(message: str, line: str) -> str:
     if message == "Illegal character '\\n'":  # quotes not closed on their line
         curly = " (a curly ” does not close it)" if re.search("[“”]", line) else ""
         return f'text in quotes is not closed on this line: end it with a straight "{curly}'
-    if message.startswith("Expected newline") and re.match(r"\s*(pub_)?date\s*=", line):
+    if message.startswith(("Expected newline", "Invalid value")) and re.match(
+        r"\s*(pub_)?date\s*=", line
+    ):
         return "a date is written YYYY-MM-DD, without quotes: e.g. 2026-11-07"
     if message == "Invalid value":  # a bare word
         return 'Invalid value: text goes in straight quotes, "like this"'
