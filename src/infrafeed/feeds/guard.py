@@ -67,7 +67,7 @@ def guard(
     rezoned: dict[str, tuple[str, str]] = {}  # items re-dated to the same time in another zone
     record: dict[str, dict[str, str]] = {}
     dates: dict[str, str] = {}  # an item is in several feeds: its date is written once
-    every: dict[str, str] = {}  # each item's source, once an item moves feeds
+    sources: dict[str, str] = {}  # each item's source, once a feed changed
     for key, items in published.items():
         dates |= {item.id: item.published.isoformat() for item in items if item.id not in dates}
         record[key] = {item.id: dates[item.id] for item in items}
@@ -77,15 +77,15 @@ def guard(
             violations += _unseen(key, items, old, subscribed[key])
         if old.items() <= now.items():  # the usual case, at C speed: nothing dropped or moved
             continue
-        sources = {item.id: item.source for item in items}
+        sources = sources or {i.id: i.source for i in itertools.chain(*published.values())}
         for item_id, date in sorted(old.items()):
             if item_id not in now and (also := [k for k, ids in record.items() if item_id in ids]):
-                every = every or {i.id: i.source for i in itertools.chain(*published.values())}
                 moved = [f"'{k}'" for k in also if item_id not in previous.get(k, {})]
                 went = f"move to {', '.join(moved)}" if moved else "leave this feed"
                 violations.append(
-                    f"feed '{key}': item {item_id} (dated {date}) would {went} ({every[item_id]}): "
-                    "its module changed; change it back, or confirm that it moves"
+                    f"feed '{key}': item {item_id} (dated {date}) would {went} "
+                    f"({sources[item_id]}): its module changed; change it back, or confirm that "
+                    "it moves"
                 )
             elif item_id not in now:
                 where = _where_it_was(item_id, releases)
