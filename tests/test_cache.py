@@ -229,6 +229,34 @@ def test_another_version_of_infrafeed_uses_nothing_of_the_cache(
     assert len(validated) == len(list(site.rglob("20*.toml")))
 
 
+def test_a_change_of_infrafeeds_data_files_uses_nothing_of_the_cache(
+    site: Path, tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only .py, .html and .css files were the code: an HTML element added to what a title may
+    not hold (html-elements.txt) left a cached release unchecked by it."""
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _build(run_cli, site, out, cache)
+    package = tmp_path / "package"  # a copy of the code, so that the code itself stays as it is
+    shutil.copytree(Path(infrafeed.cache.__file__).parent, package)
+    monkeypatch.setattr(infrafeed.cache, "__file__", str(package / "cache.py"))
+    validated: list[str] = []
+    real = loader.release_of
+
+    def counting(file: EntryFile, *args: Any) -> Any:
+        validated.append(file.relative)
+        return real(file, *args)
+
+    monkeypatch.setattr(loader, "release_of", counting)
+    add_release(site, "2026-05-04", 2, 2)
+    _build(run_cli, site, out, cache)
+    assert validated == ["2026/2026-05-04.toml"]  # the same code and data: the rest is cached
+    with (package / "source" / "html-elements.txt").open("a", encoding="utf-8") as data:
+        data.write("bai\n")
+    add_release(site, "2026-05-11", 2, 2)
+    _build(run_cli, site, out, cache)
+    assert len(validated) == 1 + len(list(site.rglob("20*.toml")))
+
+
 def _flip(data: bytes, at: int) -> bytes:
     return data[:at] + bytes([data[at] ^ 0x10]) + data[at + 1 :]
 

@@ -146,10 +146,11 @@ def _namespace(site: Site, site_toml: bytes) -> bytes:
             digest.update(f"{name} {importlib.metadata.version(name)}\n".encode())
         except importlib.metadata.PackageNotFoundError:
             digest.update(f"{name} -\n".encode())
-    # infrafeed's own code: a change of code, released or not, is a new namespace.
+    # infrafeed's own code and data (html-elements.txt decides what a title may hold): a
+    # change of either, released or not, is a new namespace.
     package = Path(__file__).parent
     for path in sorted(package.rglob("*")):
-        if path.suffix in (".py", ".html", ".css"):
+        if path.is_file() and "__pycache__" not in path.parts:
             digest.update(f"{path.relative_to(package).as_posix()}\n".encode())
             digest.update(path.read_bytes())
     digest.update(_zone_rules(site.timezone))
