@@ -256,12 +256,15 @@ def _validate(model: type[M], data: dict[str, Any], name: str, problems: list[Pr
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         nested = {tuple(e["loc"][:i]) for e in errors for i in range(len(e["loc"]))}
-        for error in errors:
+        for index, error in enumerate(errors):
             loc = tuple(error["loc"])
             # pydantic also calls an array "too short" when its only items failed.
             if error["type"] == "too_short" and loc in nested:
                 continue
-            problems.append(Problem(name, _field_path(loc), error_message(model, loc, error)))
+            # Past a file's first 1,000 (the command prints 200), pydantic's words: ours walk
+            # the models, and a file of 30,000 unknown fields took 14 s.
+            why = error_message(model, loc, error) if index < 1_000 else str(error["msg"])
+            problems.append(Problem(name, _field_path(loc), why))
         return None
 
 
