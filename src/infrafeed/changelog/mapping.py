@@ -212,12 +212,13 @@ class IdMinter:
         """The first non-empty candidate's slug, with "-2", "-3"... when it is taken (in
         ``scope``, or in ``once`` too when given)."""
         base = next((c for c in candidates if c), fallback)[:MAX_SLUG].strip("-")
-        number = self.last.get((scope, base), 1)  # those below are taken: not tried again
+        last = (scope if once is None else once, base)  # "tong-quan-N" of any day: not again
+        number = self.last.get(last, 1)  # those below are taken: not tried again
         slug = base if number == 1 else f"{base}-{number}"
         while not self.claim(scope, slug) or (once is not None and not self.claim(once, slug)):
             number += 1
             slug = f"{base}-{number}"
-        self.last[scope, base] = number
+        self.last[last] = number
         return slug
 
     def claim(self, scope: object, slug: str) -> bool:
