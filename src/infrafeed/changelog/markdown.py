@@ -54,7 +54,8 @@ _LINE_START_MARK = frozenset("#>+-=:")
 _ORDERED_MARK = re.compile(r"^([0-9]{1,9})([.)])")
 _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
 _BREAK_AFTER_SPACE = re.compile(r"[ \t]+\n")
-_LENIENT_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*<?([^()<>\n]+?)>?\s*\)")
+# Possessive: a target of many spaces and no ")" backtracked through each (quadratic).
+_LENIENT_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*+<?([^()<>\n]++)>?\s*+\)")
 _BROKEN_LINK = re.compile(r"\[[^\[\]\n]*\]\(")
 _BREAKS = ("softbreak", "hardbreak")
 Warn = Callable[[int, str], None]
