@@ -210,12 +210,8 @@ def test_a_new_release_is_the_only_one_validated_and_rendered(
     assert tree(out) == _cold(run_cli, site, tmp_path)
 
 
-def test_another_version_of_infrafeed_uses_nothing_of_the_cache(
-    site: Path, tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    out, cache = tmp_path / "out", tmp_path / "cache"
-    _build(run_cli, site, out, cache)
-    add_release(site, "2026-05-04", 2, 2)
+def _count_validations(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The release files validated from now on (those not taken from the cache)."""
     validated: list[str] = []
     real = loader.release_of
 
@@ -224,6 +220,16 @@ def test_another_version_of_infrafeed_uses_nothing_of_the_cache(
         return real(file, *args)
 
     monkeypatch.setattr(loader, "release_of", counting)
+    return validated
+
+
+def test_another_version_of_infrafeed_uses_nothing_of_the_cache(
+    site: Path, tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _build(run_cli, site, out, cache)
+    add_release(site, "2026-05-04", 2, 2)
+    validated = _count_validations(monkeypatch)
     monkeypatch.setattr(infrafeed.cache, "__version__", "99.0.0")
     _build(run_cli, site, out, cache)
     assert len(validated) == len(list(site.rglob("20*.toml")))
@@ -239,14 +245,7 @@ def test_a_change_of_infrafeeds_data_files_uses_nothing_of_the_cache(
     package = tmp_path / "package"  # a copy of the code, so that the code itself stays as it is
     shutil.copytree(Path(infrafeed.cache.__file__).parent, package)
     monkeypatch.setattr(infrafeed.cache, "__file__", str(package / "cache.py"))
-    validated: list[str] = []
-    real = loader.release_of
-
-    def counting(file: EntryFile, *args: Any) -> Any:
-        validated.append(file.relative)
-        return real(file, *args)
-
-    monkeypatch.setattr(loader, "release_of", counting)
+    validated = _count_validations(monkeypatch)
     add_release(site, "2026-05-04", 2, 2)
     _build(run_cli, site, out, cache)
     assert validated == ["2026/2026-05-04.toml"]  # the same code and data: the rest is cached

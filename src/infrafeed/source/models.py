@@ -303,8 +303,8 @@ Slug = Annotated[str, Strict(), AfterValidator(_slug)]
 ArticleNumber = Annotated[str, Strict(), AfterValidator(_number)]
 Reference = Annotated[str, Strict(), AfterValidator(_reference)]
 AbsoluteUrl = Annotated[Reference, AfterValidator(_absolute_url)]
-_OwnUrl = Annotated[str, Strict(), AfterValidator(partial(_reference, public=False))]
-OwnUrl = Annotated[_OwnUrl, AfterValidator(_absolute_url)]  # where the site serves, or its hub
+_own = partial(_reference, public=False)  # where the site serves, or its hub: maybe a preview
+OwnUrl = Annotated[str, Strict(), AfterValidator(_own), AfterValidator(_absolute_url)]
 BaseUrl = Annotated[OwnUrl, AfterValidator(_base_url)]
 TimeZone = Annotated[str, Strict(), AfterValidator(_timezone)]
 PagePath = Annotated[str, Strict(), AfterValidator(_page_path)]
