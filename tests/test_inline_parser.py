@@ -9,6 +9,7 @@ once made a parser slow or deep.
 from __future__ import annotations
 
 import random
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -118,3 +119,28 @@ HOSTILE = [
 @pytest.mark.parametrize("source", HOSTILE, ids=range(len(HOSTILE)))
 def test_hostile_texts_parse_as_before(source: str) -> None:
     assert_same(source)
+
+
+def calls(source: str) -> int:
+    """How many Python functions parsing ``source`` calls: work counted, not timed."""
+    count = 0
+
+    def counting(frame: object, event: str, arg: object) -> None:
+        nonlocal count
+        count += event == "call"
+
+    sys.setprofile(counting)
+    try:
+        inline.parse(source)
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+@pytest.mark.parametrize("run", ["****** b", "**** b", "*** b"])
+def test_star_runs_cost_in_proportion_to_the_text(run: str) -> None:
+    # Each run opened an emphasis whose children (the rest of the text, parsed again at every
+    # depth) were parsed only to see whether the first was a strong: seconds for a summary.
+    assert_same("a" + run * 60 + "*")
+    small, large = (calls("a" + run * n + "*") for n in (100, 400))
+    assert large < 5 * small, (small, large)

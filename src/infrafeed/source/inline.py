@@ -73,7 +73,7 @@ class MarkupError(ValueError):
 def parse(source: str) -> tuple[Node, ...]:
     """Parse inline Markdown; raise :class:`MarkupError` for a disallowed link target.
 
-    Delimiters are matched from indexes built once and a failed search for a closing ``*`` is
+    Delimiters are matched from indexes built once and every search for a closing ``*`` is
     remembered, so hostile input such as ``[[[[…`` or ``*a *a *a…`` cannot make a build slow.
     """
     # Most texts hold no markup character at all: one scan, in C, decides it.
@@ -103,8 +103,8 @@ class _Parser:
 
     def __init__(self, src: str) -> None:
         self.src = src
-        # Positions from which a walk for a closing marker is known to fail, per (marker, end).
-        self.no_closer: dict[tuple[str, int], set[int]] = {}
+        # Where a walk for a closing marker from a position ends (None: none), per (marker, end).
+        self.closers: dict[tuple[str, int], dict[int, int | None]] = {}
 
     @cached_property
     def runs(self) -> dict[int, list[int]]:
@@ -191,15 +191,17 @@ class _Parser:
         return Code(code), close + run
 
     def _emphasis(self, pos: int, end: int, depth: int) -> tuple[Node, int] | None:
-        # As CommonMark: "***x** y*" is an emphasis around a strong, else "***x* y**". Only a
-        # strong opening after the first "*" that closes at all is worth parsing inside an
-        # emphasis: "*" * 5000 must not parse each run's children to throw them away.
+        # As CommonMark: "***x** y*" is an emphasis around a strong, else "***x* y**". Only its
+        # first child is parsed to tell: parsing all of it to throw it away made "****** b"
+        # repeated, each run parsing the rest of the text, take seconds.
         inner = self._find_closer("**", pos + 3, end) if self.src.startswith("***", pos) else None
-        if inner is not None and inner != pos + 3:
-            found = self._span(pos, end, depth, "*")
-            children = found[0].children if found and isinstance(found[0], Emphasis) else ()
-            if children[:1] and isinstance(children[0], Strong):
-                return found
+        close = self._find_closer("*", pos + 1, end) if inner not in (None, pos + 3) else None
+        if close not in (None, pos + 1) and depth + 1 < MAX_DEPTH:
+            assert close is not None
+            first = self._emphasis(pos + 1, close, depth + 1)
+            if first is not None and isinstance(first[0], Strong):
+                rest = self.nodes(first[1], close, depth + 1)
+                return Emphasis((first[0], *rest)), close + 1
         return self._span(pos, end, depth, "**" if self.src.startswith("**", pos) else "*")
 
     def _span(self, pos: int, end: int, depth: int, marker: str) -> tuple[Node, int] | None:
@@ -214,16 +216,18 @@ class _Parser:
         return (Strong(children) if strong else Emphasis(children)), close + len(marker)
 
     def _find_closer(self, marker: str, start: int, end: int) -> int | None:
-        # The walk's next step depends only on the position, so every position a failed
-        # walk visited fails too: later walks stop as soon as they meet one. It visits only
-        # where it starts and the characters that can change its course; a later walk
-        # starting between two of those goes on to the next, where it meets the failed one.
-        failed = self.no_closer.setdefault((marker, end), set())
+        # The walk's next step depends only on the position, so every position a walk visited
+        # ends where it did: later walks stop as soon as they meet one. It visits only where
+        # it starts and the characters that can change its course; a later walk starting
+        # between two of those goes on to the next, where it meets the earlier one.
+        known = self.closers.setdefault((marker, end), {})
         visited = []
+        closer = None
         i = start
         src = self.src
         while i < end:
-            if i in failed:
+            if i in known:
+                closer = known[i]
                 break
             visited.append(i)
             ch = src[i]
@@ -250,11 +254,12 @@ class _Parser:
                 i += 2
                 continue
             elif src.startswith(marker, i):
-                return i
+                closer = i
+                break
             stop = _MARKUP_START.search(src, i + 1, end)
             i = stop.start() if stop else end
-        failed.update(visited)
-        return None
+        known.update(dict.fromkeys(visited, closer))
+        return closer
 
     def _link_end(self, pos: int, end: int) -> int | None:
         """The position after the link that starts at ``pos``, if one does before ``end``."""
