@@ -4,7 +4,7 @@ Derived data only: deleting it, or damaging it, costs nothing but time. A record
 the sha256 of all it was made from (the file's path and bytes, ``site.toml``, the time zone's
 rules, infrafeed's code, Python and the rendering libraries) and carries the sha256 of its
 bytes: one that does not match, or is not shaped like a record, is a miss. A build's records
-are one file, ``releases.pack``, written anew when the build used records it did not find.
+are one file, ``releases.pack``, written anew when the build made records or left some unused.
 They are read with ``marshal``: keep the folder as private as the entries (a forged record
 with a matching checksum would be published as it is).
 """

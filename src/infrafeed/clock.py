@@ -1,5 +1,6 @@
 """The one clock of infrafeed; tests pass their own. Feed dates come from the entries, never
-from here: it only paces waiting (the output lock, WebSub retries) and dates ``infrafeed new``.
+from here: it paces waiting (the output lock, WebSub retries), dates ``infrafeed new`` and
+tells which releases are dated after today (a warning).
 """
 
 from __future__ import annotations

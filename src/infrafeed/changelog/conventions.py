@@ -47,7 +47,7 @@ _YEAR_LAST = re.compile(r"0?(\d{1,2})(?:[/.-]|\s+)0?(\d{1,2})(?:[/.-]|\s+)\d{4}"
 _YEAR_FIRST = "write it year first, as '2026-11-07'"
 _YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")  # "1.2.0" is a version, not 2000-01-02
 _WEEKDAYS = dateparser.parserinfo()
-# Possessive: "<!-- infrafeed" and 40,000 spaces took 20 s of backtracking.
+# Possessive: "<!-- infrafeed" and a long run of spaces backtracked quadratically.
 _ANNOTATION = re.compile(r"^<!--\s*+infrafeed\b(?P<group>\s+group\b)?(?P<body>.*)-->$", re.S)
 # A number's digits are bounded: int() refuses more than 4,300, with a message about Python.
 _FIELD = re.compile(r'\s+([a-z_]+)=(true|[0-9]{1,18}(?![0-9])|"(?:[^"\\]|\\.)*")')

@@ -115,7 +115,8 @@ class Tree:
         """Carry over what stays, write the manifest, sync, and switch to the new tree.
 
         ``manifest`` gives all but the files written here. ``page``, a file outside the output
-        folder and its chunks, is written too, before the switch. ``topics`` maps documents to
+        folder and its chunks, is staged beside its place before the switch and moved in
+        right after it. ``topics`` maps documents to
         the URLs the WebSub hub knows them by: those written are owed a ping, recorded in the
         manifest that is switched in with them, so that no stop after the switch loses one.
         """
@@ -137,7 +138,7 @@ class Tree:
             page_record = FileRecord(digest.hexdigest(), sum(map(len, chunks)))
             if sha256_of(path) == page_record.sha256:
                 self.unchanged.add(str(path))
-            else:  # moved into place with the feeds: the two never differ
+            else:  # moved into place right after the feeds
                 self.stage(path, chunks)
         written = [r for r in self.records if r not in self.unchanged]
         owed = {(topics or {})[r] for r in written if r in (topics or {})}

@@ -1,4 +1,4 @@
-"""Render every output file: (path below the output folder, chunks of its bytes) pairs. Pure.
+"""Render the feed documents and site files: (path below the output folder, chunks) pairs. Pure.
 
 A document is a frame around its items' parts: each item is rendered once (:func:`item_parts`)
 though two feeds show it, and whether a feed fits ``max_bytes`` is arithmetic on their lengths.

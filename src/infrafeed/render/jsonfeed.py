@@ -1,7 +1,7 @@
 """JSON Feed 1.1 (https://www.jsonfeed.org/version/1.1/): feedgen has none, so it is ours.
 
-Keys in a fixed order, non-ASCII text as UTF-8. JSON Feed has no archive markers: pages chain
-with ``next_url`` (the next older document, like RFC 5005's ``prev-archive``); each page's
+Keys in a fixed order, non-ASCII text as UTF-8. JSON Feed has no archive markers: documents
+chain with ``next_url`` (the next older one, like RFC 5005's ``prev-archive``); each document's
 ``feed_url`` is its own URL, like the self link of RSS and Atom.
 """
 

@@ -2,7 +2,8 @@
 
 They show the same facts about each feed, decided once in its :class:`FeedView`. The pages are
 Jinja2 templates with every word from the settings (``[words]``); autoescaping is on, and only
-:func:`fill` and :func:`wbr` make markup, from escaped text, so the entries' text stays text.
+:func:`fill`, :func:`wbr` and the items' summaries (``inline.to_html``) make markup, from
+escaped text, so the entries' text stays text.
 Links between generated files are relative, so the pages work wherever ``output/`` is served;
 the URLs shown for copying, and the head snippet's, are the public absolute ones.
 """

@@ -84,7 +84,7 @@ def _author(author: Author) -> tuple[str, str, str]:
 def item_elements(item: Item, site: Site) -> tuple[bytes, bytes]:
     """The item's RSS ``<item>`` and Atom ``<entry>``, as feedgen and lxml print them in a feed.
 
-    Not a feedgen entry: it makes and prints an lxml tree per entry, a fifth of a cold build.
+    Not a feedgen entry: it makes and prints an lxml tree per entry, much of a cold build.
     tests/test_render_parts.py holds these to feedgen's own documents, for any item.
     """
     title, link, id_ = _text(item.title), _text(item.link), _text(item.id)

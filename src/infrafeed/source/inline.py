@@ -193,7 +193,7 @@ class _Parser:
     def _emphasis(self, pos: int, end: int, depth: int) -> tuple[Node, int] | None:
         # As CommonMark: "***x** y*" is an emphasis around a strong, else "***x* y**". Only its
         # first child is parsed to tell: parsing all of it to throw it away made "****** b"
-        # repeated, each run parsing the rest of the text, take seconds.
+        # repeated parse the rest of the text at each run (quadratic).
         inner = self._find_closer("**", pos + 3, end) if self.src.startswith("***", pos) else None
         close = self._find_closer("*", pos + 1, end) if inner not in (None, pos + 3) else None
         if close not in (None, pos + 1) and depth + 1 < MAX_DEPTH:

@@ -50,7 +50,7 @@ def release_name(day: dt.date, sequence: int) -> str:
 
 @dataclass(frozen=True)
 class ReleaseFile:
-    path: str  # as reported in messages: relative to the entries folder's parent
+    path: str  # as reported in messages: the entries folder as given, then the file below it
     sequence: int  # 1 for YYYY-MM-DD.toml, N for YYYY-MM-DD-N.toml
     release: Release
 
@@ -83,7 +83,7 @@ def validate(snapshot: Snapshot) -> Changelog:
 
 
 def load_site(entries: Path) -> Site:
-    """Read and validate only ``entries/site.toml`` (for commands that add releases)."""
+    """Validate ``entries/site.toml`` alone (for commands that add releases)."""
     problems: list[Problem] = []
     site = site_of(read_entries(entries, __version__).site, problems)
     if site is None:
@@ -262,7 +262,7 @@ def _validate(model: type[M], data: dict[str, Any], name: str, problems: list[Pr
             if error["type"] == "too_short" and loc in nested:
                 continue
             # Past a file's first 1,000 (the command prints 200), pydantic's words: ours walk
-            # the models, and a file of 30,000 unknown fields took 14 s.
+            # the models, too slow for a file of tens of thousands of unknown fields.
             why = error_message(model, loc, error) if index < 1_000 else str(error["msg"])
             problems.append(Problem(name, _field_path(loc), why))
         return None

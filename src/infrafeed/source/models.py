@@ -65,7 +65,7 @@ _NONCHARACTERS = "\ufdd0-\ufdef" + "".join(
     f"{chr(p + 0xFFFE)}{chr(p + 0xFFFF)}" for p in range(0x10000, 0x110000, 0x10000)
 )
 _XML_REFUSED = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_REPLACEMENT}{_NONCHARACTERS}]")
-# The 32 single characters of the other planes make that class about 15 times
+# The 32 single characters of the other planes make that class many times
 # slower to search; text with nothing from U+1FFFE up (nearly all) is searched
 # with the BMP part alone, which then finds the same.
 _XML_REFUSED_IN_BMP = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_REPLACEMENT}\ufdd0-\ufdef]")
