@@ -20,7 +20,6 @@ from . import __version__
 from .clock import SYSTEM, Clock
 from .errors import DataError, InfraFeedError, OutOfDate, Problem, PublishError, count
 from .publish import Report, shown
-from .publish.files import write_atomic
 from .publish.lock import left_behind, locked
 from .publish.manifest import (
     IDS,
@@ -225,7 +224,7 @@ def _publish(
 
 def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -> BuildResult:
     """Tell the WebSub hub about the feeds owed a ping (those this build changed among them)."""
-    from .publish.manifest import MANIFEST, manifest_bytes, rechecked
+    from .publish.manifest import MANIFEST, record_pending
     from .publish.websub import notify
     from .source.loader import site_of
     from .source.urls import encoded
@@ -239,11 +238,8 @@ def _pinged(result: BuildResult, out: Path, settings: EntryFile, clock: Clock) -
     pending = tuple(sorted(n.topic for n in notifications if n.error is not None))
     result = result._replace(hub=site.feeds.hub, notifications=notifications)
     if pending != manifest.pending:
-        # Rewritten, the manifest vouches for every file older than it: one edited while the
-        # hub was asked must not look untouched.
-        manifest = rechecked(out, manifest)._replace(pending=pending)
         try:
-            write_atomic(out / MANIFEST, (manifest_bytes(manifest),))
+            record_pending(out, manifest, pending)
         except OSError as exc:  # the feeds are published: only the record of pings is lost
             why = f"{out / MANIFEST}: could not be written ({exc.strerror}); the next build "
             why += "with --ping tells the hub again"

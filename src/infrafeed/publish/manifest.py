@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import PublishError, reads
-from .files import FileRecord, sha256_of
+from .files import FileRecord, sha256_of, write_atomic
 
 if TYPE_CHECKING:
     from ..source.files import EntryFile
@@ -146,10 +146,17 @@ def intact(out: Path, manifest: Manifest, page: Path | None) -> bool:
     return all(as_recorded(out / name, r, written) for name, r in manifest.files.items())
 
 
-def rechecked(out: Path, manifest: Manifest) -> Manifest:
-    """``manifest``, to be written again (newer, it would vouch for every file unread), with
-    a record no build matches for each file changed since, and no inputs: the next build is a
-    full one, and writes those files again."""
+def record_pending(out: Path, manifest: Manifest, pending: tuple[str, ...]) -> None:
+    """Write ``out``'s manifest again, owing the hub a ping for each feed of ``pending``."""
+    manifest = _rechecked(out, manifest)._replace(pending=pending)
+    write_atomic(out / MANIFEST, (manifest_bytes(manifest),))
+
+
+def _rechecked(out: Path, manifest: Manifest) -> Manifest:
+    """``manifest``, to be written again (newer, it would vouch for every file unread: one
+    edited while the hub was asked must not look untouched), with a record no build matches
+    for each file changed since, and no inputs: the next build is a full one, and writes those
+    files again."""
     try:
         written = (out / MANIFEST).stat().st_ctime_ns
     except OSError:
