@@ -438,6 +438,11 @@ NO_MODULE = (
             ],
             id="chapter-out-of-range",
         ),
+        pytest.param(  # once "note.details.1", where check says "details[2]"
+            "## 2026-11-07\n\n### Nội dung mới\n\n- Ghi chú:\n  - a\n  - " + "x" * 5_001 + "\n",
+            ["page.md:5: note.details[2]: is 5001 characters long; the limit is 5000"],
+            id="field-numbered-as-check-numbers-it",
+        ),
         pytest.param(  # once "Tuple should have at least 1 item after validation, not 0"
             "## 2026-11-07\n\n### Nội dung mới\n\nDàn ý:\n\n| Chương |\n|---|\n",
             ["page.md:5: note.table.rows: must not be empty"],

@@ -16,11 +16,11 @@ from typing import Any, NamedTuple, TypeVar
 from urllib.parse import quote, unquote, urlsplit
 
 from anyascii import anyascii
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from ..errors import PageError, Problem
 from ..source import inline
-from ..source.loader import error_message
+from ..source.loader import validated
 from ..source.models import Article, Group, Note, Release, Site
 from ..source.urls import absolute
 from .conventions import AnnotationValue
@@ -160,15 +160,15 @@ class _Mapper:
 
     def validated(self, model: type[M], data: dict[str, Any], line: int) -> M | None:
         """``model`` from ``data``, where None leaves a field at its default; None on errors."""
-        try:
-            return model.model_validate({key: val for key, val in data.items() if val is not None})
-        except ValidationError as exc:
-            what = model.__name__.lower()  # "article"
-            for error in exc.errors(include_url=False):
-                where = ".".join(str(part) for part in error["loc"])
-                message = error_message(model, tuple(error["loc"]), error)  # check's words
-                self.error(line, f"{what}.{where}" if where else what, message)
-            return None
+        problems: list[Problem] = []
+        found = validated(
+            model, {key: val for key, val in data.items() if val is not None}, "", problems
+        )
+        what = model.__name__.lower()  # "article"
+        for problem in problems:  # check's words
+            where = "" if problem.field == "(file)" else f".{problem.field}"
+            self.error(line, f"{what}{where}", problem.message)
+        return found
 
 
 def slugify(text: str) -> str:

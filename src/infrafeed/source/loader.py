@@ -94,7 +94,7 @@ def load_site(entries: Path) -> Site:
 def site_of(file: EntryFile, problems: list[Problem]) -> Site | None:
     """The validated settings in ``file``, or None with its problems added to ``problems``."""
     data = _parse(file, problems)
-    return _validate(Site, data, file.shown, problems) if data is not None else None
+    return validated(Site, data, file.shown, problems) if data is not None else None
 
 
 def release_of(file: EntryFile, site: Site | None, problems: list[Problem]) -> ReleaseFile | None:
@@ -117,7 +117,7 @@ def from_data(site: Mapping[str, Any], releases: Mapping[str, Mapping[str, Any]]
     to its table, which may hold text no TOML file can carry.
     """
     problems: list[Problem] = []
-    valid = _validate(Site, dict(site), SITE_FILE, problems)
+    valid = validated(Site, dict(site), SITE_FILE, problems)
     found = []
     for name, data in releases.items():
         named = _named(name, problems)
@@ -148,7 +148,7 @@ def _named(name: str, problems: list[Problem]) -> Match[str] | None:
 def _release(
     name: str, named: Match[str], data: dict[str, Any], site: Site | None, problems: list[Problem]
 ) -> ReleaseFile | None:
-    release = _validate(Release, data, name, problems)
+    release = validated(Release, data, name, problems)
     if release is None:
         return None
     rf = ReleaseFile(name, int(named.group(2) or 1), release)
@@ -250,7 +250,8 @@ def _line(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def _validate(model: type[M], data: dict[str, Any], name: str, problems: list[Problem]) -> M | None:
+def validated(model: type[M], data: dict[str, Any], name: str, problems: list[Problem]) -> M | None:
+    """``model`` from ``data``; None with every problem added to ``problems``, as ``name``'s."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
