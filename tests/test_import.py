@@ -27,6 +27,7 @@ from infrafeed.changelog.markdown import markdown_parser
 from infrafeed.changelog.reader import read_page
 from infrafeed.errors import PageError
 from infrafeed.source import inline
+from infrafeed.source.inline import Link, Text
 from infrafeed.source.loader import Changelog, ReleaseFile, load, load_site, release_name
 from infrafeed.source.models import KINDS as KIND_NAMES
 from infrafeed.source.models import Article, Group, Note, Release, Site, Table, Title
@@ -634,6 +635,21 @@ def test_a_link_in_two_pairs_of_parentheses_stays_text() -> None:
     # A relative target, beside the page: see test_relative_links_mean_pages_beside_the_changelog.
     target = "/AIInfraGuide/blog/update-log/(in parentheses)"
     assert on_purpose.text == f"[A target](<{target}>) written so on purpose"
+
+
+def test_a_link_target_with_an_unmatched_parenthesis_stays_the_same_link() -> None:
+    """Once written as is: "[x](/a)b)" read back as a link to /a, then the text "b)"."""
+    page = "## 2026-11-07\n\n### Nội dung mới\n\n- Xem [a](/AIInfraGuide/a\\)b) và [c](<c(d>)\n"
+    (release,) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
+    (note,) = release.release.groups[0].notes
+    a, c = "/AIInfraGuide/a%29b", "/AIInfraGuide/blog/update-log/c%28d"
+    assert note.text == f"Xem [a]({a}) và [c]({c})"
+    assert inline.parse(note.text) == (
+        Text("Xem "),
+        Link((Text("a"),), a),
+        Text(" và "),
+        Link((Text("c"),), c),
+    )
 
 
 @pytest.mark.parametrize(

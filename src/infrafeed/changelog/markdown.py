@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from typing import NamedTuple
 
 from markdown_it import MarkdownIt
@@ -308,7 +309,12 @@ def read_nodes(
     """
 
     def link(children: tuple[Node, ...], href: str) -> Link:
-        return Link(children, href if page is None else site_path(page, href))
+        url = href if page is None else site_path(page, href)
+        # A target ends at the ")" that matches its "(": unmatched ones are written encoded.
+        depths = list(accumulate(1 if c == "(" else -1 for c in url if c in "()"))
+        if depths and (min(depths) < 0 or depths[-1] != 0):
+            url = url.replace("(", "%28").replace(")", "%29")
+        return Link(children, url)
 
     def run(pieces: Sequence[Piece]) -> tuple[Node, ...]:
         out: list[Node] = []

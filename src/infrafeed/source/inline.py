@@ -346,7 +346,8 @@ def plain(source: str) -> str:
 
 
 def to_markdown(nodes: tuple[Node, ...]) -> str:
-    """Canonical inline Markdown that :func:`parse` reads back to the same nodes."""
+    """Canonical inline Markdown that :func:`parse` reads back to the same nodes (a link target
+    must pair its parentheses, as :func:`parse` reads it)."""
     parts: list[str] = []
     for node in nodes:
         if isinstance(node, Text):
