@@ -223,6 +223,21 @@ def _count_validations(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return validated
 
 
+def test_messages_name_a_file_as_this_build_was_given_it(
+    run_cli: RunCli, site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record kept the path of the build that made it: given the folder another way, the
+    next build's warning named a file by the old way."""
+    add_release(site, "2099-01-05", 2, 1)  # dated ahead: a warning that names its file
+    where = ("--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache"))
+    _, _, stderr = run_cli("build", "--entries", str(site), *where)
+    assert f"warning: {site}/2099/2099-01-05.toml: date: 2099-01-05 is after" in stderr
+    add_release(site, "2026-05-04", 2, 2)  # not a build with nothing to do
+    monkeypatch.chdir(site.parent)
+    _, _, stderr = run_cli("build", "--entries", site.name, *where)
+    assert "warning: entries/2099/2099-01-05.toml: date: 2099-01-05 is after" in stderr
+
+
 def test_another_version_of_infrafeed_uses_nothing_of_the_cache(
     site: Path, tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
