@@ -37,7 +37,7 @@ EXIT_INTERNAL = 70
 _SHOWN = 200  # problems printed at most
 EXIT_INTERRUPTED = 130
 
-EXIT_CODES_HELP = f"""\b
+_EXIT_CODES_HELP = f"""\b
 Exit codes:
   {EXIT_OK}    success (including "unchanged")
   {EXIT_DATA}    invalid entries or settings, or a refused action
@@ -58,8 +58,8 @@ class _Path(click.Path):
         return super().convert(value, param, ctx)
 
 
-FOLDER = _Path(file_okay=False, path_type=Path)
-ENTRIES = click.option("--entries", type=FOLDER, default=Path("entries"), show_default=True,
+_FOLDER = _Path(file_okay=False, path_type=Path)
+ENTRIES = click.option("--entries", type=_FOLDER, default=Path("entries"), show_default=True,
                        help="Folder with site.toml and the release files.")  # fmt: skip
 
 
@@ -67,7 +67,7 @@ class Interrupted(Exception):
     """SIGINT or SIGTERM: a build stops cleanly, its output whole."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=_EXIT_CODES_HELP)
 @click.version_option(__version__, "-V", "--version", prog_name="infrafeed")
 def cli() -> None:
     """Publish the AIInfraGuide changelog (entries/*.toml) as RSS, Atom and JSON feeds."""
@@ -149,7 +149,7 @@ def _file(_: click.Context, __: click.Parameter, value: str | None) -> Path | No
 
 @cli.command()
 @ENTRIES
-@click.option("--out", type=FOLDER, default=Path("output"), show_default=True,
+@click.option("--out", type=_FOLDER, default=Path("output"), show_default=True,
               help="Output folder, served at site.toml [feeds] url.")  # fmt: skip
 @click.option("--page", type=_Path(readable=False), metavar="FILE", callback=_file,
               help="Write the changelog page to FILE (a site's posts folder, outside the "

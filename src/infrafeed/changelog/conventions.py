@@ -28,7 +28,7 @@ SEPARATOR = " | "  # between an item's title or text and its summary
 # An article's label on the page is "number title": "6.1 Tổng quan ...".
 ARTICLE_NUMBER = re.compile(r"^([0-9]+(?:\.[0-9]+)*)\s+(\S.*)$", re.S)
 # Article labels known besides the site's own: the shipped site's, the original's, English.
-ARTICLE_LABELS = ("Bài", "文章", "Article")
+_ARTICLE_LABELS = ("Bài", "文章", "Article")
 # Kind headings known without settings: the shipped site's, the original's, Keep a Changelog's.
 HEADINGS: dict[Kind, tuple[str, ...]] = {
     "new": ("Nội dung mới", "新增内容", "新增", "Added", "New"),
@@ -60,7 +60,7 @@ def folded(text: str) -> str:
 
 def article_starts(label: str) -> tuple[str, ...]:
     """How an article's bullet starts, ``folded``: ``label`` or a known one, then a colon."""
-    return tuple(folded(name) + colon for name in (label, *ARTICLE_LABELS) for colon in COLONS)
+    return tuple(folded(name) + colon for name in (label, *_ARTICLE_LABELS) for colon in COLONS)
 
 
 def release_heading(day: dt.date, sequence: int) -> str:

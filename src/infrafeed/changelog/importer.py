@@ -32,8 +32,10 @@ from .reader import read_page
 
 _NOT_A_FILE = "is not a regular file (a folder, device or socket)"
 _NUL = "holds a NUL byte, which no text has (is it UTF-16?); save the page as UTF-8"
-MAX_PAGE_BYTES = 16 * MAX_FILE_BYTES  # many release files' worth: some 40,000 changes
-_TOO_BIG = f"is over {MAX_PAGE_BYTES} bytes, the limit; import it in parts, cut at release headings"
+_MAX_PAGE_BYTES = 16 * MAX_FILE_BYTES  # many release files' worth: some 40,000 changes
+_TOO_BIG = (
+    f"is over {_MAX_PAGE_BYTES} bytes, the limit; import it in parts, cut at release headings"
+)
 _TOO_DEEP = "emphasis or links are nested too deeply to read; nest them a few levels at most"
 
 
@@ -126,8 +128,8 @@ def _read(page: Path, source: str) -> str:
         # device is not: /dev/zero would never end.
         if stat.S_ISREG(mode := page.stat().st_mode) or stat.S_ISFIFO(mode):
             with page.open("rb") as handle:  # one byte past the limit at most, never all of it
-                data = handle.read(MAX_PAGE_BYTES + 1)
-            if len(data) > MAX_PAGE_BYTES:
+                data = handle.read(_MAX_PAGE_BYTES + 1)
+            if len(data) > _MAX_PAGE_BYTES:
                 problem = Problem(source, "(file)", _TOO_BIG)
             elif (nul := (text := utf8_text(data, source, "page")).find("\0")) < 0:
                 return text  # (a NUL: Markdown would read it as U+FFFD, silently)

@@ -7,7 +7,7 @@ escapes every character CommonMark would read as markup: the page shows exactly 
 and ``read_nodes`` reads the same nodes back. Sites add syntax: ``$`` opens math (remark-math) and
 is escaped too. Two site plugins read the text after parsing, when escapes are gone: GFM links
 ``www.``, ``http://`` and ``a@b.co``, and smartypants turns ``--``, ``...``, ``. . .``, two
-backticks and ``''`` into typographic marks; an empty comment (``SPLIT``) parts those characters.
+backticks and ``''`` into typographic marks; an empty comment (``_SPLIT``) parts those characters.
 
 Known limits, all of text one Markdown paragraph cannot express: a blank line inside a text becomes
 a single line break, white space at the start or end of a line is dropped (Markdown shows none), a
@@ -47,7 +47,7 @@ _SPLIT_AT = re.compile(
     r"(?=\.)(?<=[Ww][Ww][Ww])|(?=://)(?<=\w)|(?=@)(?<=[\w.+-])"  # links: never at a line's start
     r"|(?=-)(?<=-)|(?=[ \t]*\.)(?<=\.)|(?=\\`)(?<=`)|(?=')(?<=')"  # typographic marks
 )
-SPLIT = "<!-- -->"
+_SPLIT = "<!-- -->"
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
 # At the start of a line these begin a heading, quote, list, thematic break or setext underline,
 # or (":-:") a GFM table's delimiter row, which makes the line above a table's header.
@@ -147,7 +147,7 @@ class _Writer(NamedTuple):
                 continue
             piece = self.piece(item, after, at_start=before.endswith("\n"))
             if isinstance(item, Code) and before.endswith("`") and not before.endswith("\\`"):
-                piece = SPLIT + piece  # two code spans side by side would join their fences
+                piece = _SPLIT + piece  # two code spans side by side would join their fences
             pieces.append(piece)
             ends.append((before + pieces[-1])[-2:])
             index += 1
@@ -197,7 +197,7 @@ class _Writer(NamedTuple):
         )
 
     def line(self, line: str, *, line_start: bool) -> str:
-        escaped = _SPLIT_AT.sub(SPLIT, _SPECIAL.sub(_escaped, line))
+        escaped = _SPLIT_AT.sub(_SPLIT, _SPECIAL.sub(_escaped, line))
         if line_start:
             # Markdown drops a line's leading white space, or reads a code block from it.
             escaped = escaped.lstrip(" \t")
@@ -356,7 +356,7 @@ def read_nodes(
             warn(line, f"image '{to_text(children)}' is not imported; its text is kept")
         elif kind == "s":  # the site shows it struck through: say that it no longer is
             warn(line, f"strikethrough '{to_text(children)}' is not imported; its text is kept")
-        elif kind == "html_inline" and node.content == SPLIT:
+        elif kind == "html_inline" and node.content == _SPLIT:
             return ()  # the page writer's, between two characters
         elif kind == "html_inline":
             warn(line, f"inline HTML {node.content!r} is kept as text")

@@ -73,7 +73,7 @@ def plan(
     prefix sums of sizes can answer)."""
     everything = tuple(items)
     complete = Document(
-        "complete", spec.folder, everything, newest_date(site, everything), None, None, None
+        "complete", spec.folder, everything, _newest_date(site, everything), None, None, None
     )
     if not everything or (
         len(everything) <= site.feeds.max_items and size_of(complete) <= site.feeds.max_bytes
@@ -87,7 +87,7 @@ def plan(
 
     def current(count: int) -> Document:
         held, older = everything[:count], f"{root}/{month_of(everything[count])}"
-        return Document("current", spec.folder, held, newest_date(site, held), None, older, None)
+        return Document("current", spec.folder, held, _newest_date(site, held), None, older, None)
 
     # A feed that does not fit archives at least one item.
     upper = min(site.feeds.max_items, len(everything) - 1)
@@ -107,12 +107,12 @@ def plan(
         newer = folders[index - 1] if index > 0 else None if older else spec.folder
         # The month's newest date even when the subscription document holds some
         # of its items: an archive's date never depends on the split.
-        updated = newest_date(site, whole[month])
+        updated = _newest_date(site, whole[month])
         documents.append(Document("archive", folders[index], held, updated, month, older, newer))
     return FeedHistory(spec, tuple(documents), everything)
 
 
-def newest_date(site: Site, items: tuple[Item, ...]) -> dt.datetime:
+def _newest_date(site: Site, items: tuple[Item, ...]) -> dt.datetime:
     """A document's updated date; one with no items falls back to the id minting date."""
     if items:
         return max(item.published for item in items)

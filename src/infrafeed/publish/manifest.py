@@ -92,7 +92,7 @@ def manifest_bytes(manifest: Manifest) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def parse_ids(data: bytes | None, path: Path | str) -> Ids:
+def _parse_ids(data: bytes | None, path: Path | str) -> Ids:
     """The ids every feed published, from an ids file's bytes; none when there is no file."""
     ids: Ids = {}
     empty: set[str] = set()
@@ -120,11 +120,11 @@ def committed_ids(file: EntryFile | None) -> Ids:
         return {}
     if file.data is None:  # a link out of the entries, a FIFO: not the same as no record
         raise _damaged(file.shown, file.problem or "it cannot be read")
-    return parse_ids(file.data, file.shown)
+    return _parse_ids(file.data, file.shown)
 
 
 def read_ids(out: Path) -> Ids:
-    return parse_ids(_read(out / IDS), out / IDS)
+    return _parse_ids(_read(out / IDS), out / IDS)
 
 
 def ids_bytes(ids: Ids) -> bytes:

@@ -17,10 +17,10 @@ from .. import __version__
 from ..clock import SYSTEM, Clock
 from ..errors import count
 
-TIMEOUT = 10.0  # seconds per request: a cron job must not hang on a slow hub
+_TIMEOUT = 10.0  # seconds per request: a cron job must not hang on a slow hub
 ATTEMPTS = 3
-BACKOFF = 1.0  # seconds before the second attempt, doubled for each next one
-BUDGET = 30.0  # seconds for all the pings of one build; the rest wait for the next build
+_BACKOFF = 1.0  # seconds before the second attempt, doubled for each next one
+_BUDGET = 30.0  # seconds for all the pings of one build; the rest wait for the next build
 
 
 class _Unfollowed(urllib.request.HTTPRedirectHandler):
@@ -43,10 +43,10 @@ def notify(
     hub: str,
     topics: Sequence[str],
     *,
-    timeout: float = TIMEOUT,
+    timeout: float = _TIMEOUT,
     attempts: int = ATTEMPTS,
-    backoff: float = BACKOFF,
-    budget: float = BUDGET,
+    backoff: float = _BACKOFF,
+    budget: float = _BUDGET,
     clock: Clock = SYSTEM,
 ) -> tuple[Notification, ...]:
     """Send one publish notification per topic; return what happened to each.

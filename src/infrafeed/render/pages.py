@@ -1,6 +1,6 @@
 """The site files about the feeds: the HTML pages, ``head-links.html``, ``feeds.json`` and OPML.
 
-They show the same facts about each feed, decided once in its :class:`FeedView`. The pages are
+They show the same facts about each feed, decided once in its :class:`_FeedView`. The pages are
 Jinja2 templates with every word from the settings (``[words]``); autoescaping is on, and only
 :func:`fill`, :func:`wbr` and the items' summaries (``inline.to_html``) make markup, from
 escaped text, so the entries' text stays text.
@@ -36,62 +36,62 @@ if TYPE_CHECKING:
 
 # Readers whose "subscribe" address takes the feed's URL as a parameter, in the
 # forms they document for subscribe buttons; everyone else copies the URL.
-READERS = (
+_READERS = (
     ("Feedly", "https://feedly.com/i/subscription/feed%2F{url}"),
     ("Inoreader", "https://www.inoreader.com/?add_feed={url}"),
 )
 # Two ways to subscribe to everything, never both: each item would come twice.
 OPML = {"everything": "feeds.opml", "modules": "modules.opml"}
-LATEST = 20  # items listed on the index page
+_LATEST = 20  # items listed on the index page
 # Where a module page's entries go: a constant, and no text holds a NUL.
 _ENTRIES = Markup("\x00entries\x00")
 
 
-class FormatLink(NamedTuple):
+class _FormatLink(NamedTuple):
     format: Format
     path: str  # below the output folder
     url: str  # public, absolute
 
 
-class FeedView(NamedTuple):
+class _FeedView(NamedTuple):
     """A feed as the site files show it: its spec and history, and where its files are."""
 
     spec: FeedSpec
     history: FeedHistory
     module: Module | None
     page_path: str  # this feed's HTML page below the output folder
-    links: tuple[FormatLink, ...]  # the subscription document in every format
+    links: tuple[_FormatLink, ...]  # the subscription document in every format
     subscribe: tuple[tuple[str, str], ...]  # (reader, its subscribe URL)
-    archives: tuple[tuple[str, int, tuple[FormatLink, ...]], ...]  # (month, count, links)
+    archives: tuple[tuple[str, int, tuple[_FormatLink, ...]], ...]  # (month, count, links)
 
 
-def _links(site: Site, document: Document) -> tuple[FormatLink, ...]:
+def _links(site: Site, document: Document) -> tuple[_FormatLink, ...]:
     folder = document.folder
     return tuple(
-        FormatLink(f, document_path(folder, f), document_url(site, f, folder)) for f in FORMATS
+        _FormatLink(f, document_path(folder, f), document_url(site, f, folder)) for f in FORMATS
     )
 
 
-def feed_views(site: Site, histories: Sequence[FeedHistory]) -> tuple[FeedView, ...]:
+def feed_views(site: Site, histories: Sequence[FeedHistory]) -> tuple[_FeedView, ...]:
     views = []
     for history in histories:
         spec, links = history.spec, _links(site, history.current)
         rss = quote(links[0].url, safe="")  # readers subscribe to RSS: every reader knows it
         views.append(
-            FeedView(
+            _FeedView(
                 spec,
                 history,
                 None if spec.module is None else site.module(spec.module),
                 f"{spec.folder}/index.html" if spec.folder else "index.html",
                 links,
-                tuple((name, form.format(url=rss)) for name, form in READERS),
+                tuple((name, form.format(url=rss)) for name, form in _READERS),
                 tuple((a.month or "", len(a.items), _links(site, a)) for a in history.archives),
             )
         )
     return tuple(views)
 
 
-def opml_files(views: Sequence[FeedView]) -> dict[str, list[FeedView]]:
+def opml_files(views: Sequence[_FeedView]) -> dict[str, list[_FeedView]]:
     """The OPML files to write, by name, with their feeds: only those that have some."""
     found = {
         OPML["everything"]: [view for view in views if view.module is None],
@@ -100,7 +100,7 @@ def opml_files(views: Sequence[FeedView]) -> dict[str, list[FeedView]]:
     return {name: chosen for name, chosen in found.items() if chosen}
 
 
-def render_feeds_json(site: Site, views: Sequence[FeedView]) -> bytes:
+def render_feeds_json(site: Site, views: Sequence[_FeedView]) -> bytes:
     """One record per feed and format, flat: a page's feeds are one filter away (module.slug)."""
     feeds = []
     for view in views:
@@ -135,7 +135,7 @@ def _html_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;")
 
 
-def render_opml(site: Site, title: str, views: Sequence[FeedView]) -> bytes:
+def render_opml(site: Site, title: str, views: Sequence[_FeedView]) -> bytes:
     """OPML 2.0 listing ``views`` by their RSS documents (every reader knows RSS).
 
     OPML's texts may hold HTML, and the W3C validator reads them so: ours are escaped as HTML
@@ -164,7 +164,7 @@ def render_opml(site: Site, title: str, views: Sequence[FeedView]) -> bytes:
 
 
 def render_pages(
-    site: Site, views: Sequence[FeedView], items: Sequence[Item], parts: Mapping[str, ItemParts]
+    site: Site, views: Sequence[_FeedView], items: Sequence[Item], parts: Mapping[str, ItemParts]
 ) -> Iterator[tuple[str, Sequence[bytes]]]:
     """Every page, as chunks; a module page lists its items' :func:`entry` parts."""
     words, main = site.words, [view for view in views if view.module is None]
@@ -172,7 +172,7 @@ def render_pages(
               "changelog": encoded(site.changelog)}  # fmt: skip
     title = fill(words.page_title, site=site.title)
     # Only what a feed carries: with [feeds] all = false, a site-wide note is in none.
-    fed = itertools.islice((i for i in items if site.feeds.all or i.module is not None), LATEST)
+    fed = itertools.islice((i for i in items if site.feeds.all or i.module is not None), _LATEST)
     yield _page("index.html", "index.html", title=title, description=site.description,
                 alternates=main or views, feeds=views, latest=tuple(fed),
                 opml=opml_files(views), everything=OPML["everything"], **common)  # fmt: skip

@@ -36,7 +36,7 @@ from ..source.urls import absolute, encoded
 from .documents import Frame, Head
 
 # RFC 5005's namespace: fh:complete and fh:archive, in RSS and Atom alike.
-FEED_HISTORY_NS = "http://purl.org/syndication/history/1.0"
+_FEED_HISTORY_NS = "http://purl.org/syndication/history/1.0"
 
 
 def rss_frame(doc: Head) -> Frame:
@@ -194,7 +194,7 @@ class _History:
 
     def extend_ns(self) -> dict[str, str]:
         # The subscription document of an archived feed has no marker (RFC 5005 §4).
-        return {} if self.doc.role == "current" else {"fh": FEED_HISTORY_NS}
+        return {} if self.doc.role == "current" else {"fh": _FEED_HISTORY_NS}
 
     def extend_atom(self, feed: Any) -> Any:
         # feedgen writes Atom elements unqualified under a default xmlns
@@ -215,7 +215,7 @@ class _History:
                 media = {} if rel == "hub" else {"type": doc.format.media_type}
                 xml_elem(link_tag, parent, href=href, rel=rel, **media)
         if doc.role != "current":
-            xml_elem(f"{{{FEED_HISTORY_NS}}}{doc.role}", parent)
+            xml_elem(f"{{{_FEED_HISTORY_NS}}}{doc.role}", parent)
 
 
 def rss_moment(moment: dt.datetime) -> dt.datetime:

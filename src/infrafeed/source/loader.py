@@ -264,7 +264,7 @@ def validated(model: type[M], data: dict[str, Any], name: str, problems: list[Pr
                 continue
             # Past a file's first 1,000 (the command prints 200), pydantic's words: ours walk
             # the models, too slow for a file of tens of thousands of unknown fields.
-            why = error_message(model, loc, error) if index < 1_000 else str(error["msg"])
+            why = _error_message(model, loc, error) if index < 1_000 else str(error["msg"])
             problems.append(Problem(name, _field_path(loc), why))
         return None
 
@@ -319,7 +319,7 @@ def _repr(value: object, depth: int = 0) -> str:
         return ""
 
 
-def error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any) -> str:
+def _error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: Any) -> str:
     """A pydantic error in the entries' words (the importer reports page errors in them too)."""
     kind = error["type"]
     value = error.get("input")

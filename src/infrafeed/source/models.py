@@ -50,9 +50,9 @@ def fold_heading(text: str) -> str:
     return " ".join(text.split()).casefold().rstrip("".join(COLONS)).rstrip()
 
 
-MAX_LINE = 500  # titles, labels, ids: one line each
-MAX_TEXT = 5_000  # summaries, context lines, notes
-MAX_ITEMS_PER_RELEASE = 3_600  # items of a release are one second apart (feeds/items.py)
+_MAX_LINE = 500  # titles, labels, ids: one line each
+_MAX_TEXT = 5_000  # summaries, context lines, notes
+_MAX_ITEMS_PER_RELEASE = 3_600  # items of a release are one second apart (feeds/items.py)
 EARLIEST = dt.date(1990, 1, 1)  # a release's date
 MAX_RELEASES_PER_DAY = 12  # the N-th is dated N-1 hours after noon: the 13th, the next day
 
@@ -117,7 +117,7 @@ def _xml_chars(value: str) -> str:
     return unicodedata.normalize("NFC", value)
 
 
-def _text(value: str, *, max_len: int = MAX_TEXT, one_line: bool = False) -> str:
+def _text(value: str, *, max_len: int = _MAX_TEXT, one_line: bool = False) -> str:
     """``value`` checked as a text of the entries, with every problem it has at once."""
     value = _xml_chars(value)
     found = []
@@ -293,24 +293,24 @@ def _timezone(value: str) -> str:
 
 
 # Each check runs on what the one before it returned, and only if that one passed.
-Line = Annotated[str, Strict(), AfterValidator(partial(_text, max_len=MAX_LINE, one_line=True))]
-Title = Annotated[Line, AfterValidator(_no_title_markup)]
+_Line = Annotated[str, Strict(), AfterValidator(partial(_text, max_len=_MAX_LINE, one_line=True))]
+Title = Annotated[_Line, AfterValidator(_no_title_markup)]
 _PLAIN = "; the feeds carry this text as plain text, as a name or in titles: remove the tag"
-PlainLine = Annotated[Line, AfterValidator(partial(_no_title_markup, why=_PLAIN))]
-MarkdownLine = Annotated[Line, AfterValidator(_parses)]
-MarkdownText = Annotated[str, Strict(), AfterValidator(_text), AfterValidator(_parses)]
+_PlainLine = Annotated[_Line, AfterValidator(partial(_no_title_markup, why=_PLAIN))]
+_MarkdownLine = Annotated[_Line, AfterValidator(_parses)]
+_MarkdownText = Annotated[str, Strict(), AfterValidator(_text), AfterValidator(_parses)]
 Slug = Annotated[str, Strict(), AfterValidator(_slug)]
-ArticleNumber = Annotated[str, Strict(), AfterValidator(_number)]
+_ArticleNumber = Annotated[str, Strict(), AfterValidator(_number)]
 Reference = Annotated[str, Strict(), AfterValidator(_reference)]
-AbsoluteUrl = Annotated[Reference, AfterValidator(_absolute_url)]
+_AbsoluteUrl = Annotated[Reference, AfterValidator(_absolute_url)]
 _own = partial(_reference, public=False)  # where the site serves, or its hub: maybe a preview
-OwnUrl = Annotated[str, Strict(), AfterValidator(_own), AfterValidator(_absolute_url)]
-BaseUrl = Annotated[OwnUrl, AfterValidator(_base_url)]
-TimeZone = Annotated[str, Strict(), AfterValidator(_timezone)]
-PagePath = Annotated[str, Strict(), AfterValidator(_page_path)]
-ModuleNumber = Annotated[int, Strict(), Field(ge=1, le=999)]
+_OwnUrl = Annotated[str, Strict(), AfterValidator(_own), AfterValidator(_absolute_url)]
+_BaseUrl = Annotated[_OwnUrl, AfterValidator(_base_url)]
+_TimeZone = Annotated[str, Strict(), AfterValidator(_timezone)]
+_PagePath = Annotated[str, Strict(), AfterValidator(_page_path)]
+_ModuleNumber = Annotated[int, Strict(), Field(ge=1, le=999)]
 Chapter = Annotated[int, Strict(), Field(ge=1, le=999)]
-Day = Annotated[dt.date, Strict()]  # a TOML date: not text, a number or a date-time
+_Day = Annotated[dt.date, Strict()]  # a TOML date: not text, a number or a date-time
 
 
 class _Model(BaseModel):
@@ -321,8 +321,8 @@ class _Model(BaseModel):
 
 
 class Table(_Model):
-    header: tuple[Line, ...] = Field(min_length=1, max_length=20)
-    rows: tuple[tuple[MarkdownLine, ...], ...] = Field(min_length=1, max_length=500)
+    header: tuple[_Line, ...] = Field(min_length=1, max_length=20)
+    rows: tuple[tuple[_MarkdownLine, ...], ...] = Field(min_length=1, max_length=500)
 
     @model_validator(mode="after")
     def _rows_match_header(self) -> Table:
@@ -348,11 +348,11 @@ class Article(_Model):
     """One article that a release added or changed: one feed item."""
 
     id: Slug
-    module: ModuleNumber | None = None
+    module: _ModuleNumber | None = None
     chapter: Chapter | None = None
-    number: ArticleNumber | None = None
+    number: _ArticleNumber | None = None
     title: Title
-    summary: MarkdownText | None = None  # a few lines of the changelog have none
+    summary: _MarkdownText | None = None  # a few lines of the changelog have none
     page: Reference | None = None
 
 
@@ -360,11 +360,11 @@ class Note(_Model):
     """A change that is not about one article: also one feed item."""
 
     id: Slug
-    module: ModuleNumber | None = None
+    module: _ModuleNumber | None = None
     title: Title | None = None  # for feed readers; by default the text's first clause
-    text: MarkdownText
-    summary: MarkdownText | None = None  # what follows " | " on the page
-    details: tuple[MarkdownText, ...] = Field(default=(), max_length=50)
+    text: _MarkdownText
+    summary: _MarkdownText | None = None  # what follows " | " on the page
+    details: tuple[_MarkdownText, ...] = Field(default=(), max_length=50)
     page: Reference | None = None
     table: Table | None = None
 
@@ -385,9 +385,9 @@ class Group(_Model):
     """Changes of one kind, optionally under an introducing line; articles before notes."""
 
     kind: Kind
-    module: ModuleNumber | None = None  # module and chapter: defaults for articles and notes
+    module: _ModuleNumber | None = None  # module and chapter: defaults for articles and notes
     chapter: Chapter | None = None
-    context: MarkdownText | None = None
+    context: _MarkdownText | None = None
     articles: tuple[Article, ...] = ()
     notes: tuple[Note, ...] = ()
 
@@ -403,7 +403,7 @@ class Group(_Model):
 class Release(_Model):
     """One dated release of the changelog: a release file, entries/YYYY/YYYY-MM-DD.toml."""
 
-    date: Day
+    date: _Day
     groups: tuple[Group, ...] = Field(min_length=1)
 
     @field_validator("date")
@@ -423,11 +423,11 @@ class Release(_Model):
     @field_validator("groups")
     @classmethod
     def _not_too_many(cls, groups: tuple[Group, ...]) -> tuple[Group, ...]:
-        if (count := sum(len(g.articles) + len(g.notes) for g in groups)) > MAX_ITEMS_PER_RELEASE:
+        if (count := sum(len(g.articles) + len(g.notes) for g in groups)) > _MAX_ITEMS_PER_RELEASE:
             raise PydanticCustomError(
                 "too_many_changes",
                 "holds {count} changes; a release holds at most {limit}",
-                {"count": count, "limit": MAX_ITEMS_PER_RELEASE},
+                {"count": count, "limit": _MAX_ITEMS_PER_RELEASE},
             )
         return groups
 
@@ -441,8 +441,8 @@ class Release(_Model):
 
 
 class Author(_Model):
-    name: PlainLine
-    url: AbsoluteUrl | None = None
+    name: _PlainLine
+    url: _AbsoluteUrl | None = None
     email: Annotated[str, Strict(), AfterValidator(_email)] | None = None
 
     @field_validator("name")
@@ -458,7 +458,7 @@ class Author(_Model):
         return name
 
 
-class KindLabel(_Model):
+class _KindLabel(_Model):
     heading: Title  # the page's heading for the kind, e.g. "Nội dung mới"
     short: Title  # the prefix of a feed item's title, e.g. "Mới"
     # More headings that mean the kind on a page to import, besides the built-in ones.
@@ -481,39 +481,39 @@ class KindLabel(_Model):
 
 
 class Module(_Model):
-    number: ModuleNumber
+    number: _ModuleNumber
     name: Title
     slug: Slug
     section: Slug  # the site's path segment, e.g. "cuda"
-    short: PlainLine | None = None  # before an item's title; default: labels.module_short + number
+    short: _PlainLine | None = None  # before an item's title; default: labels.module_short + number
 
 
 class Ids(_Model):
     """What item ids are minted from (RFC 4151 tag URIs). Set once; never change."""
 
     authority: Annotated[str, Strict(), AfterValidator(_authority)]
-    date: Day
+    date: _Day
 
 
 class FeedSettings(_Model):
-    url: BaseUrl  # where output/ is served; every self link starts with it
+    url: _BaseUrl  # where output/ is served; every self link starts with it
     max_items: Annotated[int, Strict(), Field(ge=1, le=100_000)] = 100
     # The largest subscription document, in bytes, in any format. Older items
     # move to monthly archives (RFC 5005) so a reader's poll stays small.
     max_bytes: Annotated[int, Strict(), Field(ge=4_096, le=100_000_000)] = 512_000
     all: StrictBool = True  # one feed with every item
     modules: StrictBool = True  # one feed per module of [[modules]]
-    hub: OwnUrl | None = None  # a WebSub hub every subscription feed advertises
+    hub: _OwnUrl | None = None  # a WebSub hub every subscription feed advertises
 
 
 class Labels(_Model):
     """Words of the feed items' content, in the site's language."""
 
-    module: PlainLine = "Module"  # a module's label everywhere: "Module 4 · Tối ưu suy luận"
-    module_short: PlainLine = "M"  # "M4 · Mới · 6.1 …": every item's title names its module
-    chapter: PlainLine = "Chương"
-    read_article: Line = "Đọc bài"
-    read_changelog: Line = "Xem trong nhật ký cập nhật"
+    module: _PlainLine = "Module"  # a module's label everywhere: "Module 4 · Tối ưu suy luận"
+    module_short: _PlainLine = "M"  # "M4 · Mới · 6.1 …": every item's title names its module
+    chapter: _PlainLine = "Chương"
+    read_article: _Line = "Đọc bài"
+    read_changelog: _Line = "Xem trong nhật ký cập nhật"
 
 
 _NAME = re.compile(r"\{(\w+)\}")
@@ -533,48 +533,48 @@ def _numeric_date(value: str) -> str:
 class Words(_Model):
     """The words of the HTML pages, in the site's language; {names} are filled in."""
 
-    page_title: Line = "{site} · Nguồn tin"
-    eyebrow: Line = "Nguồn tin · RSS · Atom · JSON Feed"
-    heading: Line = "Theo dõi {site}"
-    intro: Line = (
+    page_title: _Line = "{site} · Nguồn tin"
+    eyebrow: _Line = "Nguồn tin · RSS · Atom · JSON Feed"
+    heading: _Line = "Theo dõi {site}"
+    intro: _Line = (
         "Chép một địa chỉ dưới đây vào trình đọc tin (feed reader) của bạn, hoặc bấm “Thêm vào” "
         "để mở thẳng trình đọc. Ba định dạng của một nguồn có cùng nội dung: chỉ cần chọn một."
     )
-    choose: Line = "Đăng ký tất cả một lần: chọn một trong hai cách, đừng chọn cả hai"
-    everything: Line = "Mọi thứ"
-    everything_help: Line = (
+    choose: _Line = "Đăng ký tất cả một lần: chọn một trong hai cách, đừng chọn cả hai"
+    everything: _Line = "Mọi thứ"
+    everything_help: _Line = (
         "một nguồn với mọi cập nhật; chỉ nguồn này có các ghi chú về toàn bộ trang"
     )
-    by_module: Line = "Theo module"
-    by_module_help: Line = "mỗi module một nguồn, giữ những module bạn quan tâm"
-    opml: Line = "tải {file} rồi nhập (import) vào trình đọc tin"
-    feeds: Line = "Các nguồn tin"
-    latest: Line = "Cập nhật mới nhất"
-    see_all: Line = "Xem mọi cập nhật trong nhật ký cập nhật"
-    newest: Line = "{count} mục mới nhất"
-    updated: Line = "cập nhật {date}"
+    by_module: _Line = "Theo module"
+    by_module_help: _Line = "mỗi module một nguồn, giữ những module bạn quan tâm"
+    opml: _Line = "tải {file} rồi nhập (import) vào trình đọc tin"
+    feeds: _Line = "Các nguồn tin"
+    latest: _Line = "Cập nhật mới nhất"
+    see_all: _Line = "Xem mọi cập nhật trong nhật ký cập nhật"
+    newest: _Line = "{count} mục mới nhất"
+    updated: _Line = "cập nhật {date}"
     # strftime: numbers only, as names would be in the build machine's locale, not the site's
-    date: Annotated[Line, AfterValidator(_numeric_date)] = "%d/%m/%Y"
-    complete: Line = "đầy đủ mọi mục"
-    partial: Line = "{total} mục tất cả, phần cũ hơn trong lưu trữ theo tháng"
-    add_to: Line = "Thêm vào:"
-    add_to_label: Line = "Thêm {feed} vào {reader}"
-    format_label: Line = "{format} của {feed}"  # a feed link's name for screen readers
-    archives: Line = "Lưu trữ theo tháng ({count} tháng)"
-    archive: Line = "{month} · {count} mục:"
-    back: Line = "← Tất cả nguồn tin của {site}"
-    module_lead: Line = (
+    date: Annotated[_Line, AfterValidator(_numeric_date)] = "%d/%m/%Y"
+    complete: _Line = "đầy đủ mọi mục"
+    partial: _Line = "{total} mục tất cả, phần cũ hơn trong lưu trữ theo tháng"
+    add_to: _Line = "Thêm vào:"
+    add_to_label: _Line = "Thêm {feed} vào {reader}"
+    format_label: _Line = "{format} của {feed}"  # a feed link's name for screen readers
+    archives: _Line = "Lưu trữ theo tháng ({count} tháng)"
+    archive: _Line = "{month} · {count} mục:"
+    back: _Line = "← Tất cả nguồn tin của {site}"
+    module_lead: _Line = (
         "Mọi cập nhật của module này trong {site}, và nguồn tin để theo dõi riêng nó."
     )
-    read_module: Line = "Đọc module trên trang chính"
-    module_feed: Line = "Nguồn tin của module"
-    updates: Line = "Các cập nhật ({count})"
-    footer: Line = "Trang này được tạo từ {link}."
-    footer_link: Line = "nhật ký cập nhật của {site}"
-    footer_formats: Line = (
+    read_module: _Line = "Đọc module trên trang chính"
+    module_feed: _Line = "Nguồn tin của module"
+    updates: _Line = "Các cập nhật ({count})"
+    footer: _Line = "Trang này được tạo từ {link}."
+    footer_link: _Line = "nhật ký cập nhật của {site}"
+    footer_formats: _Line = (
         "Mỗi nguồn tin có ba định dạng với cùng nội dung: RSS 2.0, Atom 1.0 và JSON Feed 1.1."
     )
-    footer_archives: Line = "Lịch sử đầy đủ nằm trong lưu trữ theo tháng (RFC 5005)."
+    footer_archives: _Line = "Lịch sử đầy đủ nằm trong lưu trữ theo tháng (RFC 5005)."
 
     @model_validator(mode="after")
     def _filled(self) -> Words:
@@ -595,29 +595,29 @@ class PageSettings(_Model):
     """The changelog page that ``infrafeed build`` writes for the site (changelog/page.py)."""
 
     enabled: StrictBool = True
-    path: PagePath = "update-log.md"  # below the output folder
-    title: Line | None = None  # front matter; default: the site's title
-    description: Line | None = None  # default: the site's description
-    pub_date: Day | None = None  # default: the date of the oldest release
-    tags: tuple[Line, ...] = Field(default=(), max_length=50)
-    intro: MarkdownText | None = None  # the paragraph above the first release
-    article_label: Line = "Bài"  # the bold word that starts an article's bullet
+    path: _PagePath = "update-log.md"  # below the output folder
+    title: _Line | None = None  # front matter; default: the site's title
+    description: _Line | None = None  # default: the site's description
+    pub_date: _Day | None = None  # default: the date of the oldest release
+    tags: tuple[_Line, ...] = Field(default=(), max_length=50)
+    intro: _MarkdownText | None = None  # the paragraph above the first release
+    article_label: _Line = "Bài"  # the bold word that starts an article's bullet
 
 
 class Site(_Model):
     """The site's settings: entries/site.toml."""
 
     title: Title
-    description: PlainLine
+    description: _PlainLine
     language: Annotated[str, Strict(), AfterValidator(_language), AfterValidator(_iso_language)]
-    timezone: TimeZone
-    url: BaseUrl
-    changelog: BaseUrl
+    timezone: _TimeZone
+    url: _BaseUrl
+    changelog: _BaseUrl
     favicon: Reference | None = None  # small and square: Atom icon, JSON Feed favicon
     logo: Reference | None = None  # Atom logo, JSON Feed icon; RSS image if GIF, JPEG or PNG
     author: Author
     ids: Ids
-    kinds: dict[Kind, KindLabel]
+    kinds: dict[Kind, _KindLabel]
     modules: tuple[Module, ...] = Field(min_length=1)
     feeds: FeedSettings
     labels: Labels = Labels()
@@ -626,7 +626,7 @@ class Site(_Model):
 
     @field_validator("kinds")
     @classmethod
-    def _every_kind_once(cls, kinds: dict[Kind, KindLabel]) -> dict[Kind, KindLabel]:
+    def _every_kind_once(cls, kinds: dict[Kind, _KindLabel]) -> dict[Kind, _KindLabel]:
         if missing := [kind for kind in KINDS if kind not in kinds]:
             raise PydanticCustomError(
                 "missing_kinds", "add a label for {missing}", {"missing": ", ".join(missing)}
