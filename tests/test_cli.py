@@ -76,6 +76,24 @@ def test_new_writes_a_template_and_refuses_to_overwrite(small_site: Path, run_cl
     assert path.read_bytes() == before
 
 
+def test_new_never_writes_a_release_dated_before_one_of_the_same_day(
+    small_site: Path, run_cli: RunCli
+) -> None:
+    """With only 2026-11-30-2.toml (13:00), new wrote 2026-11-30.toml: dated 12:00, before it."""
+    folder = small_site / "2026"
+    (folder / "2026-11-30-2.toml").touch()
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"infrafeed: {(folder / '2026-11-30-2.toml').as_posix()} already exists; edit it, or "
+        f"write a later release of that day as {(folder / '2026-11-30-3.toml').as_posix()}\n"
+    )
+    (folder / "2026-11-30-5.toml").touch()  # a gap: the next is after the last, not in the gap
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert err.endswith(f"as {(folder / '2026-11-30-6.toml').as_posix()}\n")
+    assert not (folder / "2026-11-30.toml").exists()
+
+
 def test_new_finds_the_days_release_in_any_folder(small_site: Path, run_cli: RunCli) -> None:
     """With the day's release in entries/drafts/, new wrote a second file of the same name,
     which check then refused as the same release."""

@@ -34,8 +34,11 @@ def write_template(entries: Path, date: dt.date) -> Path:
     # A release is one file whatever its folder (entries/drafts/ too): the day's, among the
     # files check reads (the version only names the snapshot's digest, unused here).
     listed = read_entries(entries, "").releases
-    day = [entries / f.relative for f in listed if Path(f.relative).name.startswith(name)]
-    found = sorted(p for p in day if p.stem == name and p != target)
+    stems = [name, *(f"{name}-{n}" for n in range(2, MAX_RELEASES_PER_DAY + 1))]
+    day = {Path(f.relative).stem: entries / f.relative for f in listed}
+    # A release is dated by its number: one after the day's last, never before one published.
+    last = max((i for i, stem in enumerate(stems) if stem in day), default=0)
+    found = [day[stem] for stem in stems if stem in day and day[stem] != target]
     try:
         if found:
             raise FileExistsError
@@ -45,13 +48,11 @@ def write_template(entries: Path, date: dt.date) -> Path:
         if not found and not target.exists():  # a link to none: "edit it" would write there
             why = "is a symbolic link to a file that does not exist; remove it, then run new again"
             raise InfraFeedError(f"{target.as_posix()}: {why}") from None
-        existing = found[0] if found else target
+        existing = target if target.exists() else found[0]
         if existing.is_dir():
             why = "is a folder, not a release file; move it away, then run new again"
             raise InfraFeedError(f"{existing.as_posix()}: {why}") from None
-        taken = {p.stem for p in day}
-        later = (f"{name}-{n}" for n in range(2, MAX_RELEASES_PER_DAY + 1))
-        free = next((stem for stem in later if stem not in taken), None)
+        free = stems[last + 1] if last + 1 < len(stems) else None
         if free is None:
             raise InfraFeedError(
                 f"{existing.as_posix()} to {name}-{MAX_RELEASES_PER_DAY}.toml already exist, as "
