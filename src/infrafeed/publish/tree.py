@@ -409,7 +409,7 @@ def _settle(out: Path, names: Iterable[str]) -> None:
         os.utime(manifest, ns=(info.st_atime_ns, info.st_mtime_ns))  # the change time is now
         if manifest.stat().st_ctime_ns > newest:
             return
-        time.sleep(0.001)
+        time.sleep(0.001)  # not the clock's: a test's clock may not wait, and the kernel must
 
 
 def _sync(folder: Path) -> None:
