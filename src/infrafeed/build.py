@@ -113,10 +113,10 @@ def build(
         if page is not None:  # where the page goes is an input too
             inputs = sha256(f"{inputs} {page.absolute()}".encode())
         previous = read_manifest(out)
-        record = snapshot.published
+        record = snapshot.published_ids
         if (
             previous.inputs == inputs
-            and previous.published == (sha256(record.data) if record and record.data else None)
+            and previous.ids_sha256 == (sha256(record.data) if record and record.data else None)
             and intact(out, previous, page)
         ):
             files = [*previous.files, *([str(page)] if page and previous.page else [])]
@@ -162,10 +162,10 @@ def _publish(
     items = tuple(item for c in releases for item in c.items)
     specs = feed_specs(site)
     # A feed and its archives are one: the guard sees the whole history.
-    published = {spec.key: select_all(items, spec) for spec in specs}
+    selected = {spec.key: select_all(items, spec) for spec in specs}
     # The ids published: the output folder's record, and the one kept in git, which a
     # fresh clone has alone (it wins where they differ).
-    record_path, committed = snapshot.folder / PUBLISHED, snapshot.published
+    record_path, committed = snapshot.folder / PUBLISHED, snapshot.published_ids
     memory, recorded = read_ids(out), committed_ids(committed)
     for key, known in recorded.items():
         memory[key] = {**memory.get(key, {}), **known}
@@ -175,7 +175,7 @@ def _publish(
     subscribed = {h.spec.key: {item.id for item in h.current.items} for _, h in planned}
     ids = guard(
         memory,
-        published,
+        selected,
         allow_changes=allow_changes,
         releases=dated,
         subscribed=subscribed,
@@ -203,7 +203,7 @@ def _publish(
         for relative, chunks in render_all(site, specs, items, __version__, parts, planned):
             tree.write(relative, chunks)
         tree.write(IDS, (record,))
-        manifest = Manifest(inputs, {}, published=sha256(record), pending=previous.pending)
+        manifest = Manifest(inputs, {}, ids_sha256=sha256(record), pending=previous.pending)
         # The URLs the hub knows the documents by: one written is owed a ping, --ping or not.
         pairs = [(s.folder, f) for s in specs for f in FORMATS] if site.feeds.hub else []
         topics = {document_path(d, f): document_url(site, f, d) for d, f in pairs}

@@ -89,7 +89,7 @@ def check(entries: Path) -> None:
 
     snapshot = read_entries(entries, __version__)
     changelog = validate(snapshot)
-    committed_ids(snapshot.published)  # the id guard's memory: build refuses it damaged
+    committed_ids(snapshot.published_ids)  # the id guard's memory: build refuses it damaged
     dates = [(rf.path, rf.date) for rf in changelog.releases]
     for warning in [
         *(f"{name}: not an entry file; ignored" for name in snapshot.ignored),

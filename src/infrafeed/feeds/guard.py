@@ -16,7 +16,7 @@ from .items import Item
 
 def guard(
     previous: Mapping[str, Mapping[str, str]],
-    published: Mapping[str, Sequence[Item]],
+    selected: Mapping[str, Sequence[Item]],
     *,
     allow_changes: bool,
     releases: Sequence[tuple[str, dt.date]],
@@ -26,9 +26,10 @@ def guard(
 ) -> dict[str, dict[str, str]]:
     """Refuse to drop or re-date items a feed already published; return the new id record.
 
-    A feed that was made (with items or none yet) and is no longer made is refused as a whole:
-    its subscribers would find it gone. Items past ``max_items`` are still selected, not
-    dropped. ``releases`` (each file's path and date) name a vanished item's file.
+    ``previous`` holds each feed's published ids and dates, ``selected`` the items this build
+    gives it. A feed that was made (with items or none yet) and is no longer made is refused as
+    a whole: its subscribers would find it gone. Items past ``max_items`` are still selected,
+    not dropped. ``releases`` (each file's path and date) name a vanished item's file.
     ``subscribed`` holds the ids each feed's subscription document holds: a new item of a feed
     that published before is refused like a drop when it is not there, as it would be only in
     an archive, which readers do not fetch (whether older than what the feed published, or
@@ -62,22 +63,22 @@ def guard(
         "and would no longer be made: its subscribers would find it gone (a module's slug "
         "changed, the module went, or [feeds] turned it off); restore it, or confirm that it goes"
         for key, ids in sorted(previous.items())
-        if key not in published
+        if key not in selected
     ]
     rezoned: dict[str, tuple[str, str]] = {}  # items re-dated to the same time in another zone
     record: dict[str, dict[str, str]] = {}
     dates: dict[str, str] = {}  # an item is in several feeds: its date is written once
     sources: dict[str, str] = {}  # each item's source, once a feed changed
-    for key, items in published.items():
+    for key, items in selected.items():
         dates |= {item.id: item.published.isoformat() for item in items if item.id not in dates}
         record[key] = {item.id: dates[item.id] for item in items}
-    for key, items in published.items():  # every feed's record first: an item may move feeds
+    for key, items in selected.items():  # every feed's record first: an item may move feeds
         now, old = record[key], previous.get(key, {})
         if key in previous:  # a feed that has published, if only nothing yet
             violations += _unseen(key, items, old, subscribed[key])
         if old.items() <= now.items():  # the usual case, at C speed: nothing dropped or moved
             continue
-        sources = sources or {i.id: i.source for i in itertools.chain(*published.values())}
+        sources = sources or {i.id: i.source for i in itertools.chain(*selected.values())}
         for item_id, date in sorted(old.items()):
             if item_id not in now and (also := [k for k, ids in record.items() if item_id in ids]):
                 moved = [f"'{k}'" for k in also if item_id not in previous.get(k, {})]

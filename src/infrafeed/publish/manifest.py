@@ -47,7 +47,7 @@ class Manifest(NamedTuple):
     inputs: str | None  # the digest of everything a build reads (source/files.py)
     files: dict[str, FileRecord]
     page: FileRecord | None = None  # the changelog page, when written outside the folder
-    published: str | None = None  # the sha256 of published-ids.txt as the build left it
+    ids_sha256: str | None = None  # of published-ids.txt as the build left it (line "published")
     pending: tuple[str, ...] = ()  # feed URLs the WebSub hub has not heard about yet
 
 
@@ -85,8 +85,8 @@ def manifest_bytes(manifest: Manifest) -> bytes:
     lines = [_HEADER, f"inputs {manifest.inputs or '-'}"]
     if manifest.page is not None:
         lines.append(f"page {manifest.page.sha256} {manifest.page.size}")
-    if manifest.published is not None:
-        lines.append(f"published {manifest.published}")
+    if manifest.ids_sha256 is not None:
+        lines.append(f"published {manifest.ids_sha256}")
     lines += [f"file {r.sha256} {r.size} {name}" for name, r in sorted(manifest.files.items())]
     lines += [f"pending {url}" for url in sorted(set(manifest.pending))]
     return ("\n".join(lines) + "\n").encode()

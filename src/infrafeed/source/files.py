@@ -37,10 +37,10 @@ class Snapshot(NamedTuple):
     folder: Path
     site: EntryFile
     releases: tuple[EntryFile, ...]  # every other ``*.toml``, by path
-    published: EntryFile | None  # the id guard's memory, if the folder has one
+    published_ids: EntryFile | None  # the id guard's memory, if the folder has one
     problems: tuple[tuple[str, str], ...]  # (file, why): what cannot be read as entries
     ignored: tuple[str, ...]  # files that are not entries: worth a warning
-    digest: str  # of infrafeed's version and every file read but ``published``
+    digest: str  # of infrafeed's version and every file read but ``published_ids``
 
 
 def require_folder(entries: Path) -> None:
@@ -90,7 +90,7 @@ def read_entries(entries: Path, version: str) -> Snapshot:
     walk(str(entries), "")
     missing = EntryFile(SITE_FILE, prefix + SITE_FILE, None, "is missing")
     site = found.pop(SITE_FILE, None) or missing
-    published = found.pop(PUBLISHED, None)
+    published_ids = found.pop(PUBLISHED, None)
     releases = tuple(sorted(found.values()))
     digest = hashlib.sha256(f"infrafeed {version}\n".encode())
     # Not the id guard's memory: a build keeps it up to date (the manifest records it).
@@ -101,7 +101,7 @@ def read_entries(entries: Path, version: str) -> Snapshot:
     for where, why in problems:
         digest.update(f"{where}: {why}\n".encode(errors="surrogateescape"))
     return Snapshot(
-        entries, site, releases, published, tuple(problems), tuple(ignored), digest.hexdigest()
+        entries, site, releases, published_ids, tuple(problems), tuple(ignored), digest.hexdigest()
     )
 
 
