@@ -25,16 +25,16 @@ class ItemParts(NamedTuple):
     rss: bytes
     atom: bytes
     json: bytes
-    page: bytes  # its entry in its module's HTML page (pages.entry), UTF-8
+    page: bytes  # its list item in its module's HTML page (pages.list_item), UTF-8
 
 
 def item_parts(site: Site, items: Iterable[Item]) -> tuple[ItemParts, ...]:
     from .jsonfeed import json_item
-    from .pages import entry
+    from .pages import list_item
     from .rss_atom import item_elements
 
     return tuple(
-        ItemParts(*item_elements(item, site), json_item(item, site), entry(item, site).encode())
+        ItemParts(*item_elements(item, site), json_item(item, site), list_item(item, site).encode())
         for item in items
     )
 

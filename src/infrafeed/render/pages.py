@@ -44,7 +44,7 @@ _READERS = (
 OPML = {"everything": "feeds.opml", "modules": "modules.opml"}
 _LATEST = 20  # items listed on the index page
 # Where a module page's entries go: a constant, and no text holds a NUL.
-_ENTRIES = Markup("\x00entries\x00")
+_LIST_ITEMS = Markup("\x00list items\x00")
 
 
 class _FormatLink(NamedTuple):
@@ -166,7 +166,7 @@ def render_opml(site: Site, title: str, views: Sequence[_FeedView]) -> bytes:
 def render_pages(
     site: Site, views: Sequence[_FeedView], items: Sequence[Item], parts: Mapping[str, ItemParts]
 ) -> Iterator[tuple[str, Sequence[bytes]]]:
-    """Every page, as chunks; a module page lists its items' :func:`entry` parts."""
+    """Every page, as chunks; a module page lists its items' :func:`list_item` parts."""
     words, main = site.words, [view for view in views if view.module is None]
     common = {"site": site, "words": words, "archived": any(view.archives for view in views),
               "changelog": encoded(site.changelog)}  # fmt: skip
@@ -181,20 +181,20 @@ def render_pages(
             own = view.history.items
             path, (page,) = _page("module.html", view.page_path, title=view.spec.title,
                                   description=view.spec.description, alternates=[view, *main],
-                                  feed=view, count=len(own), entries=_ENTRIES,
+                                  feed=view, count=len(own), list_items=_LIST_ITEMS,
                                   **common)  # fmt: skip
-            # The entries, output of the autoescaping item_entry macro, go in as they are:
+            # The list items, output of the autoescaping list_item macro, go in as they are:
             # a large module's page is never copied whole.
-            head, tail = page.split(str(_ENTRIES).encode())
+            head, tail = page.split(str(_LIST_ITEMS).encode())
             yield path, [head, *(parts[i.id].page for i in own), tail]
     snippet = _environment().get_template("head-links.html").render(feeds=main or views)
     yield "head-links.html", (snippet.encode("utf-8"),)
 
 
-def entry(item: Item, site: Site) -> str:
-    """The item as its module's page lists it (``item_entry`` in _macros.html)."""
+def list_item(item: Item, site: Site) -> str:
+    """The item as its module's page lists it (``list_item`` in _macros.html)."""
     macros: Any = _environment().get_template("_macros.html").module
-    return str(macros.item_entry(item, site, show_module=False))
+    return str(macros.list_item(item, site, show_module=False))
 
 
 def fill(pattern: str, **values: object) -> Markup:
@@ -222,7 +222,7 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        auto_reload=False,  # entry() runs per item: get_template would stat the file each time
+        auto_reload=False,  # list_item() runs per item: get_template would stat the file each time
     )
     env.filters.update(fill=fill, wbr=wbr)
     return env
