@@ -73,7 +73,7 @@ class LockBusy(InfraFeedError):
 
 
 class PublishError(InfraFeedError):
-    """Writing the output failed; the previous output is intact."""
+    """Writing failed: a build's previous output is intact; an import names what it wrote."""
 
 
 class OutOfDate(InfraFeedError):
