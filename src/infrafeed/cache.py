@@ -109,7 +109,7 @@ class ReleaseCache:
             self._new.append((key, compiled))
 
     def finish(self) -> str | None:
-        """Write the records of this build, if it used any it did not find; say why not."""
+        """Write the records of this build, unless the pack holds just those; say why not."""
         found = all(not isinstance(record, Compiled) for _, record in self._new)
         if self.folder is None or (found and len(self._new) == len(self._index)):
             return None

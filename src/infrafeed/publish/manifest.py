@@ -136,9 +136,7 @@ def ids_bytes(ids: Ids) -> bytes:
 
 def intact(out: Path, manifest: Manifest, page: Path | None) -> bool:
     """True when every recorded file is on disk with the bytes infrafeed wrote."""
-    try:
-        written = (out / MANIFEST).stat().st_ctime_ns
-    except OSError:
+    if (written := settled(out)) < 0:
         return False
     recorded = manifest.page  # None when the settings write no page ([page] enabled = false)
     if page is not None and recorded is not None and not as_recorded(page, recorded, -1):
@@ -157,15 +155,20 @@ def _rechecked(out: Path, manifest: Manifest) -> Manifest:
     edited while the hub was asked must not look untouched), with a record no build matches
     for each file changed since, and no inputs: the next build is a full one, and writes those
     files again."""
-    try:
-        written = (out / MANIFEST).stat().st_ctime_ns
-    except OSError:
-        written = -1  # every file is read
+    written = settled(out)
     changed = [n for n, r in manifest.files.items() if not as_recorded(out / n, r, written)]
     if not changed:
         return manifest
     files = {**manifest.files, **{n: manifest.files[n]._replace(sha256="0" * 64) for n in changed}}
     return manifest._replace(inputs=None, files=files)
+
+
+def settled(out: Path) -> int:
+    """The change time of ``out``'s manifest, for :func:`as_recorded`; -1 when there is none."""
+    try:
+        return (out / MANIFEST).stat().st_ctime_ns
+    except OSError:
+        return -1  # every file is read
 
 
 def as_recorded(path: Path, record: FileRecord, settled_ns: int) -> bool:

@@ -37,7 +37,7 @@ from .files import (
     write_new,
 )
 from .lock import JOURNAL, NEXT, next_trees
-from .manifest import IDS, MANIFEST, Manifest, as_recorded, manifest_bytes
+from .manifest import IDS, MANIFEST, Manifest, as_recorded, manifest_bytes, settled
 
 _OURS = {MANIFEST, IDS, NEXT, JOURNAL}
 MOUNTS = Path("/proc/self/mountinfo")  # Linux's mount table
@@ -65,10 +65,7 @@ class Tree:
         self.unchanged: set[str] = set()
         self.foreign: list[str] = []  # files in the way that infrafeed did not write
         self.staged: list[tuple[Path, Path]] = []  # files beside the output, and their places
-        try:
-            self._settled = (self.out / MANIFEST).stat().st_ctime_ns
-        except OSError:
-            self._settled = -1
+        self._settled = settled(self.out)
         try:
             self.dir.mkdir(parents=True)
         except OSError as exc:
