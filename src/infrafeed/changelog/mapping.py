@@ -12,21 +12,19 @@ from __future__ import annotations
 import re
 import unicodedata
 from pathlib import PurePosixPath
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 from urllib.parse import quote, unquote, urlsplit
 
 from anyascii import anyascii
-from pydantic import BaseModel
 
 from ..errors import PageError, Problem
 from ..source import inline
-from ..source.loader import validated
+from ..source.loader import M, validated
 from ..source.models import Article, Group, Note, Release, Site
 from ..source.urls import absolute
 from .conventions import AnnotationValue
 from .reader import PageGroup, PageItem, PageRelease, ParsedPage
 
-M = TypeVar("M", bound=BaseModel)
 MAX_SLUG = 60  # models.Slug allows 80: short enough to read, with room for a "-NN" suffix
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 _PAGE_SUFFIX = re.compile(r"\.(?:html?|mdx?)$", re.I)
