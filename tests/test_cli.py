@@ -361,6 +361,34 @@ def test_a_release_dated_after_today_is_a_warning_and_changes_no_byte(
     )
 
 
+def test_a_release_dated_before_a_published_one_is_a_warning_once(
+    small_site: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    """A wrong month (02 for 03), or a day's first file added after its second, went out
+    without a word, its items below those readers had read."""
+    out = tmp_path / "out"
+    assert run_cli("build", "-q", "--entries", str(small_site), "--out", str(out))[0] == 0
+    behind = small_site / "2026" / "2026-02-06.toml"
+    behind.write_text(
+        'date = 2026-02-06\n\n[[groups]]\nkind = "improved"\n\n[[groups.notes]]\n'
+        'id = "late"\ntext = "Một ghi chú"\n',
+        encoding="utf-8",
+    )
+    ahead = small_site / "2026" / "2026-03-07.toml"
+    ahead.write_text(behind.read_text(encoding="utf-8").replace("02-06", "03-07"), "utf-8")
+    code, _, err = run_cli("build", "-q", "--entries", str(small_site), "--out", str(out))
+    assert (code, err) == (
+        0,
+        f"warning: {behind.as_posix()}: date: 2026-02-06 puts this new release before the newest "
+        "item already published (2026-03-05 13:00): readers list them below what they have "
+        "read; if the date is wrong, fix it before subscribers fetch it (a date changed later "
+        "makes its items new to them again)\n",
+    )
+    # Published now: the next build has nothing to say, as of a release restored on purpose.
+    ahead.write_text(ahead.read_text(encoding="utf-8").replace("Một", "Hai"), "utf-8")
+    assert run_cli("build", "-q", "--entries", str(small_site), "--out", str(out)) == (0, "", "")
+
+
 def _readme_block(language: str, after: str) -> str:
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     start = readme.index(f"```{language}\n", readme.index(after)) + len(language) + 4

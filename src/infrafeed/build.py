@@ -144,7 +144,7 @@ def _publish(
     # Not needed by a build with nothing to do, which is over before these load.
     from .cache import ReleaseCache
     from .changelog.page import assemble_page
-    from .feeds.guard import guard
+    from .feeds.guard import dated_behind, guard
     from .feeds.items import id_prefix
     from .feeds.specs import FORMATS, document_path, document_url, feed_specs, select_all
     from .publish.tree import Tree
@@ -212,6 +212,7 @@ def _publish(
         tree.cleanup()
     warnings = [_PAGE_OFF.format(page)] if page is not None and text is None else []
     warnings += dated_ahead(site, dated, clock.now())
+    warnings += dated_behind(memory, ids, [(c.path, c.date, c.items) for c in releases])
     feeds = site.feeds  # without the feed of everything, a change without a module is in none
     if not feeds.all and (unfed := [i for i in items if i.module is None or not feeds.modules]):
         why = "it has no module" if feeds.modules else "[feeds] modules = false too"

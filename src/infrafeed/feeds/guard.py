@@ -118,6 +118,30 @@ def guard(
     return record
 
 
+def dated_behind(
+    previous: Mapping[str, Mapping[str, str]],
+    record: Mapping[str, Mapping[str, str]],
+    releases: Sequence[tuple[str, dt.date, Sequence[Item]]],
+) -> list[str]:
+    """Warnings for new releases dated before an item already published: a wrong year or
+    month, most likely, or a day's release numbered before its last. Only a warning: a lost
+    release restored later is dated so on purpose, and one added to needs none. ``record``:
+    what the guard returned, the ids fed now."""
+    known = {item_id: date for ids in previous.values() for item_id, date in ids.items()}
+    newest = max(map(dt.datetime.fromisoformat, known.values()), default=None)
+    fed = {item_id for ids in record.values() for item_id in ids}
+    return [
+        f"{path}: date: {date} puts this new release before the newest item already published "
+        f"({newest:%Y-%m-%d %H:%M}): readers list them below what they have read; if the date "
+        "is wrong, fix it before subscribers fetch it (a date changed later makes its items "
+        "new to them again)"
+        for path, date, items in releases
+        if newest
+        and not any(i.id in known for i in items)
+        and any(i.published < newest and i.id in fed for i in items)
+    ]
+
+
 def _where_it_was(item_id: str, releases: Sequence[tuple[str, dt.date]]) -> str:
     """Name the release file and field a published item came from, from its tag URI."""
     # tag:<authority>,<minting date>:<release date>/<entry id>/<kind> (items.tag_uri)
