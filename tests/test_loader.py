@@ -445,6 +445,19 @@ def test_a_field_in_the_table_above_its_own_is_told_where_it_belongs(small_site:
     ]
 
 
+def test_a_date_written_below_a_table_is_told_to_go_to_the_top(small_site: Path) -> None:
+    """TOML gives "date = …" below [[groups.articles]] to that table: "date: is required but
+    missing" and "…articles[1].date: unknown field" said nothing of why."""
+    text = GOOD_RELEASE.replace("date = 2026-11-07\n", "") + "date = 2026-11-07\n"
+    path = write_release(small_site, text.replace("Tối ưu", "\\u0001"))
+    assert problems(small_site) == [
+        f"{path}: date: is written below a table, which makes it groups[1].articles[1].date; "
+        "move the line date = … to the top of the file, above the first [[groups]]",
+        f"{path}: groups[1].articles[1].title: contains the character U+0001, which XML 1.0 "
+        "forbids in a feed; remove it",
+    ]
+
+
 def test_an_invisible_character_is_named_not_printed(small_site: Path) -> None:
     path = write_release(small_site, GOOD_RELEASE.replace('kind = "new"', 'kind = "\\u0085new"'))
     [problem] = problems(small_site)

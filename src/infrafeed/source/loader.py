@@ -148,8 +148,20 @@ def _named(name: str, problems: list[Problem]) -> Match[str] | None:
 def _release(
     name: str, named: Match[str], data: dict[str, Any], site: Site | None, problems: list[Problem]
 ) -> ReleaseFile | None:
+    before = len(problems)
     release = validated(Release, data, name, problems)
     if release is None:
+        # "date = …" below a table is that table's in TOML: one problem, that says so.
+        found = problems[before:]
+        missing = [p for p in found if p.field == "date" and p.message.startswith("is required")]
+        below = [p for p in found if p.field.endswith(".date") and "unknown field" in p.message]
+        if missing and below:
+            why = (
+                f"is written below a table, which makes it {below[0].field}; move the line "
+                "date = … to the top of the file, above the first [[groups]]"
+            )
+            rest = [p for p in found if p not in (missing[0], below[0])]
+            problems[before:] = [Problem(name, "date", why), *rest]
         return None
     rf = ReleaseFile(name, int(named.group(2) or 1), release)
     if site is not None:  # unknown modules do not drop the release: its ids are still checked
