@@ -196,8 +196,7 @@ class _Parser:
         # repeated parse the rest of the text at each run (quadratic).
         inner = self._find_closer("**", pos + 3, end) if self.src.startswith("***", pos) else None
         close = self._find_closer("*", pos + 1, end) if inner not in (None, pos + 3) else None
-        if close not in (None, pos + 1) and depth + 1 < MAX_DEPTH:
-            assert close is not None
+        if close is not None and close != pos + 1 and depth + 1 < MAX_DEPTH:
             first = self._emphasis(pos + 1, close, depth + 1)
             if first is not None and isinstance(first[0], Strong):
                 rest = self.nodes(first[1], close, depth + 1)
