@@ -7,6 +7,7 @@ import contextlib
 import errno
 import fcntl
 import hashlib
+import inspect
 import os
 import re
 import shutil
@@ -24,6 +25,7 @@ from conftest import REPO, RunCli
 from infrafeed import cli
 from infrafeed.errors import PublishError
 from infrafeed.publish import tree as tree_module
+from infrafeed.publish.files import write_new
 from infrafeed.publish.lock import NEXT
 from infrafeed.publish.manifest import MANIFEST, Manifest, read_ids, read_manifest
 from infrafeed.publish.tree import Tree, mount_point
@@ -1374,3 +1376,29 @@ def test_a_cache_path_that_is_a_file_is_a_warning(small_site: Path, tmp_path: Pa
         env=subprocess_env(), capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0 and done.stderr.startswith("warning: could not write the build")
+
+
+def test_an_interrupt_right_after_opening_a_file_leaks_no_descriptor(tmp_path: Path) -> None:
+    """A host that stops builds with signals (a REPL, a server's timeout) leaked one each time
+    the interrupt came right after the file was opened: its disk space too, once deleted."""
+    code = write_new.__code__
+    source, first = inspect.getsourcelines(write_new)
+    (opened,) = [first + n for n, line in enumerate(source) if "os.open(" in line]
+    seen: list[int] = []
+
+    def tracer(frame: Any, event: str, arg: object) -> Any:
+        if frame.f_code is code and event == "line":
+            if seen and seen[-1] == opened:  # the first line the open has returned to
+                raise KeyboardInterrupt
+            seen.append(frame.f_lineno)
+        return tracer if frame.f_code is code else None
+
+    fds = Path("/proc/self/fd")
+    before = set(fds.iterdir())
+    sys.settrace(tracer)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            write_new(tmp_path / "feed.xml", [b"<rss/>"])
+    finally:
+        sys.settrace(None)
+    assert opened in seen and set(fds.iterdir()) <= before

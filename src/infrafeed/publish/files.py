@@ -25,7 +25,6 @@ class FileRecord(NamedTuple):
 def write_new(path: Path, chunks: Iterable[bytes], *, sync: bool = True) -> FileRecord:
     """Create ``path`` (never through a symlink, never over a file), write ``chunks``, sync."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(path, flags, 0o666)
     digest, size = hashlib.sha256(), 0
 
     def write(pending: list[bytes]) -> None:
@@ -37,7 +36,9 @@ def write_new(path: Path, chunks: Iterable[bytes], *, sync: bool = True) -> File
         while view:
             view = view[os.write(fd, view) :]
 
-    try:
+    fd = -1
+    try:  # the open inside: an interrupt (SIGINT in a library's host) must not leak the fd
+        fd = os.open(path, flags, 0o666)
         pending: list[bytes] = []
         held = 0
         for chunk in chunks:
@@ -50,7 +51,8 @@ def write_new(path: Path, chunks: Iterable[bytes], *, sync: bool = True) -> File
         if sync:
             os.fsync(fd)
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
     return FileRecord(digest.hexdigest(), size)
 
 
