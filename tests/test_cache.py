@@ -238,6 +238,22 @@ def test_messages_name_a_file_as_this_build_was_given_it(
     assert "warning: entries/2099/2099-01-05.toml: date: 2099-01-05 is after" in stderr
 
 
+def test_a_file_met_again_below_another_folder_is_checked_again(
+    run_cli: RunCli, site: Path, tmp_path: Path
+) -> None:
+    """Found by its name as given alone, a record of 2025/2026-03-01.toml read as the entries'
+    own file was taken for the same file below entries/, and its year folder went unchecked."""
+    year = site / "2026"
+    shutil.copy(site / "site.toml", year / "site.toml")
+    year = year.rename(site / "2025")  # a release of 2026 in the folder 2025
+    cache = ("--cache", str(tmp_path / "cache"))
+    assert run_cli("build", "--entries", str(year), "--out", str(tmp_path / "a"), *cache)[0] == 0
+    (site / "site.toml").unlink()
+    (year / "site.toml").rename(site / "site.toml")
+    code, _, err = run_cli("build", "--entries", str(site), "--out", str(tmp_path / "b"), *cache)
+    assert code == 1 and "is in the folder 2025 but is a release of 2026" in err, err
+
+
 def test_another_version_of_infrafeed_uses_nothing_of_the_cache(
     site: Path, tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:

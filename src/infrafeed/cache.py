@@ -1,12 +1,12 @@
 """The build cache: what each release file gave a build, so that an unchanged one is not redone.
 
 Derived data only: deleting it, or damaging it, costs nothing but time. A record is found by the
-sha256 of all it was made from (the file's name as given and its bytes, ``site.toml``, the time
-zone's rules, infrafeed's code, Python and the rendering libraries) and carries the sha256 of
-its bytes: one that does not match, or is not shaped like a record, is a miss. A build's records
-are one file, ``releases.pack``, written anew when the build made records or left some unused.
-They are read with ``marshal``: keep the folder as private as the entries (a forged record with
-a matching checksum would be published as it is).
+sha256 of all it was made from (the file's path, its name as given and its bytes, ``site.toml``,
+the time zone's rules, infrafeed's code, Python and the rendering libraries) and carries the
+sha256 of its bytes: one that does not match, or is not shaped like a record, is a miss. A
+build's records are one file, ``releases.pack``, written anew when the build made records or
+left some unused. They are read with ``marshal``: keep the folder as private as the entries (a
+forged record with a matching checksum would be published as it is).
 """
 
 from __future__ import annotations
@@ -85,8 +85,10 @@ class ReleaseCache:
         """The key of ``file``, and what it gave a build before if a sound record of it is here."""
         if self.folder is None:
             return b"", None
-        # As messages name it: a record keeps the name in its items' sources.
-        name = f"{len(file.shown)}:{file.shown}\n".encode(errors="surrogateescape")
+        # Both: the path below the folder is checked (its year folder), and a record keeps the
+        # name as given in its items' sources.
+        names = "".join(f"{len(name)}:{name}\n" for name in (file.relative, file.shown))
+        name = names.encode(errors="surrogateescape")
         key = hashlib.sha256(self.namespace + name + (file.data or b"")).digest()
         found = self._index.get(key)
         if found is None or self._old is None:
