@@ -43,7 +43,7 @@ _READERS = (
 # Two ways to subscribe to everything, never both: each item would come twice.
 OPML = {"everything": "feeds.opml", "modules": "modules.opml"}
 _LATEST = 20  # items listed on the index page
-# Where a module page's entries go: a constant, and no text holds a NUL.
+# Where a module page's list items go: a constant, and no text holds a NUL.
 _LIST_ITEMS = Markup("\x00list items\x00")
 
 
