@@ -90,7 +90,16 @@ def test_new_never_writes_a_release_dated_before_one_of_the_same_day(
     )
     (folder / "2026-11-30-5.toml").touch()  # a gap: the next is after the last, not in the gap
     code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
-    assert err.endswith(f"as {(folder / '2026-11-30-6.toml').as_posix()}\n")
+    assert err == (  # and "edit it" is the last: what is added to another is dated before it
+        f"infrafeed: {(folder / '2026-11-30-5.toml').as_posix()} already exists; edit it, or "
+        f"write a later release of that day as {(folder / '2026-11-30-6.toml').as_posix()}\n"
+    )
+    (folder / "2026-11-30-12.toml").touch()
+    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+    assert err == (
+        f"infrafeed: {(folder / '2026-11-30-12.toml').as_posix()} already exists, the last "
+        "release a day can have; edit it, or give --date a later day\n"
+    )
     assert not (folder / "2026-11-30.toml").exists()
 
 
@@ -104,8 +113,8 @@ def test_new_finds_the_days_release_in_any_folder(small_site: Path, run_cli: Run
     code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
     assert (code, out) == (1, "")
     assert err == (
-        f"infrafeed: {(drafts / '2026-11-30.toml').as_posix()} already exists; edit it, or write "
-        f"a later release of that day as {small_site.as_posix()}/2026/2026-11-30-3.toml\n"
+        f"infrafeed: {(drafts / '2026-11-30-2.toml').as_posix()} already exists; edit it, or "
+        f"write a later release of that day as {small_site.as_posix()}/2026/2026-11-30-3.toml\n"
     )
     assert not (small_site / "2026" / "2026-11-30.toml").exists()
     # A hidden folder holds nothing check reads: what is there is no release.
@@ -379,14 +388,48 @@ def test_a_release_dated_before_a_published_one_is_a_warning_once(
     code, _, err = run_cli("build", "-q", "--entries", str(small_site), "--out", str(out))
     assert (code, err) == (
         0,
-        f"warning: {behind.as_posix()}: date: 2026-02-06 puts this new release before the newest "
-        "item already published (2026-03-05 13:00): readers list them below what they have "
-        "read; if the date is wrong, fix it before subscribers fetch it (a date changed later "
-        "makes its items new to them again)\n",
+        f"warning: {behind.as_posix()}: date: 2026-02-06 puts this new release before an item "
+        "already published (2026-03-05 13:00): readers list its items below what they have "
+        "read; if the date is wrong, fix it and build with --allow-changes before subscribers "
+        "fetch it (later, its items would come to them again as new)\n",
     )
     # Published now: the next build has nothing to say, as of a release restored on purpose.
     ahead.write_text(ahead.read_text(encoding="utf-8").replace("Một", "Hai"), "utf-8")
     assert run_cli("build", "-q", "--entries", str(small_site), "--out", str(out)) == (0, "", "")
+    # Fixed, with --allow-changes: dated after all the feed still holds, it is not behind.
+    behind.rename(behind.with_name("2026-03-08.toml"))
+    text = behind.with_name("2026-03-08.toml").read_text(encoding="utf-8")
+    behind.with_name("2026-03-08.toml").write_text(text.replace("02-06", "03-08"), "utf-8")
+    code, _, err = run_cli("build", "-q", "--entries", str(small_site), "--out", str(out))
+    assert code == 3 and "2026-02-06/late/improved" in err and "would disappear" in err
+    assert run_cli(
+        "build", "-q", "--allow-changes", "--entries", str(small_site), "--out", str(out)
+    ) == (0, "", "")
+
+
+@pytest.mark.parametrize("change", ["ids", "module feed"])
+def test_a_release_behind_nothing_its_feeds_still_hold_is_no_warning(
+    small_site: Path, tmp_path: Path, run_cli: RunCli, change: str
+) -> None:
+    """A reviewer's false warnings: with [ids] changed (and confirmed), every release was behind
+    the ids it replaced; a module's release was behind the newest item of another module."""
+    out = tmp_path / "out"
+    toml = small_site / "site.toml"
+    if change == "module feed":
+        toml.write_text(toml.read_text("utf-8").replace("[feeds]\n", "[feeds]\nall = false\n"))
+    assert run_cli("build", "-q", "--entries", str(small_site), "--out", str(out))[0] == 0
+    if change == "ids":
+        toml.write_text(toml.read_text("utf-8").replace("date = 2026-01-01", "date = 2026-01-02"))
+    else:  # after module 1's newest (03-02), before module 2's (03-05): behind no item of its own
+        (small_site / "2026" / "2026-03-04.toml").write_text(
+            'date = 2026-03-04\n\n[[groups]]\nkind = "improved"\nmodule = 1\n\n'
+            '[[groups.notes]]\nid = "n"\ntext = "Một ghi chú"\n',
+            encoding="utf-8",
+        )
+    code, _, err = run_cli(
+        "build", "-q", "--allow-changes", "--entries", str(small_site), "--out", str(out)
+    )
+    assert code == 0 and "puts this new release" not in err, err
 
 
 def _readme_block(language: str, after: str) -> str:

@@ -342,8 +342,8 @@ def test_new_never_names_a_release_past_the_last_of_a_day(
     code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
     assert (code, out) == (1, "")
     assert err == (
-        f"infrafeed: {(folder / '2026-11-30.toml').as_posix()} to 2026-11-30-12.toml already "
-        "exist, as many releases as a day can have; edit one of them, or give --date a later day\n"
+        f"infrafeed: {(folder / '2026-11-30-12.toml').as_posix()} already exists, the last "
+        "release a day can have; edit it, or give --date a later day\n"
     )
 
 

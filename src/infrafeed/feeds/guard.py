@@ -123,23 +123,33 @@ def dated_behind(
     record: Mapping[str, Mapping[str, str]],
     releases: Sequence[tuple[str, dt.date, Sequence[Item]]],
 ) -> list[str]:
-    """Warnings for new releases dated before an item already published: a wrong year or
-    month, most likely, or a day's release numbered before its last. Only a warning: a lost
-    release restored later is dated so on purpose, and one added to needs none. ``record``:
-    what the guard returned, the ids fed now."""
-    known = {item_id: date for ids in previous.values() for item_id, date in ids.items()}
-    newest = max(map(dt.datetime.fromisoformat, known.values()), default=None)
-    fed = {item_id for ids in record.values() for item_id in ids}
-    return [
-        f"{path}: date: {date} puts this new release before the newest item already published "
-        f"({newest:%Y-%m-%d %H:%M}): readers list them below what they have read; if the date "
-        "is wrong, fix it before subscribers fetch it (a date changed later makes its items "
-        "new to them again)"
-        for path, date, items in releases
-        if newest
-        and not any(i.id in known for i in items)
-        and any(i.published < newest and i.id in fed for i in items)
-    ]
+    """Warnings for new releases dated before an item a feed published and still holds: a wrong
+    year or month, most likely, or a day's release numbered before its last. Only a warning: a
+    lost release restored later is dated so on purpose, and one added to needs none. ``record``
+    is what the guard returned: the ids each feed holds now, with this build's dates."""
+    newest = {}
+    for key, ids in record.items():
+        if kept := [
+            dt.datetime.fromisoformat(d) for i, d in ids.items() if i in previous.get(key, {})
+        ]:
+            newest[key] = max(kept)
+    known = {item_id for ids in previous.values() for item_id in ids}
+    warnings = []
+    for path, date, items in releases:
+        behind = [
+            newest[key]
+            for key in newest
+            for item in items
+            if item.id in record[key] and item.published < newest[key]
+        ]
+        if behind and not any(item.id in known for item in items):
+            warnings.append(
+                f"{path}: date: {date} puts this new release before an item already published "
+                f"({max(behind):%Y-%m-%d %H:%M}): readers list its items below what they have "
+                "read; if the date is wrong, fix it and build with --allow-changes before "
+                "subscribers fetch it (later, its items would come to them again as new)"
+            )
+    return warnings
 
 
 def _where_it_was(item_id: str, releases: Sequence[tuple[str, dt.date]]) -> str:

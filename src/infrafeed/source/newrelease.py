@@ -52,15 +52,16 @@ def write_template(entries: Path, date: dt.date) -> Path:
         if existing.is_dir():
             why = "is a folder, not a release file; move it away, then run new again"
             raise InfraFeedError(f"{existing.as_posix()}: {why}") from None
-        free = stems[last + 1] if last + 1 < len(stems) else None
-        if free is None:
+        # The day's last: what is added to another is dated before a later release's items.
+        shown = day.get(stems[last], existing).as_posix()
+        if last + 1 == len(stems):
             raise InfraFeedError(
-                f"{existing.as_posix()} to {name}-{MAX_RELEASES_PER_DAY}.toml already exist, as "
-                "many releases as a day can have; edit one of them, or give --date a later day"
+                f"{shown} already exists, the last release a day can have; edit it, or give "
+                "--date a later day"
             ) from None
         raise InfraFeedError(
-            f"{existing.as_posix()} already exists; edit it, or write a later "
-            f"release of that day as {(folder / free).as_posix()}.toml"
+            f"{shown} already exists; edit it, or write a later release of that day as "
+            f"{(folder / stems[last + 1]).as_posix()}.toml"
         ) from None
     except OSError as exc:
         raise InfraFeedError(f"{folder.as_posix()}: could not write ({exc.strerror})") from None
