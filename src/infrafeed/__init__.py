@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.3.4"
 
 from .build import BuildResult, build  # after __version__, which it reads
+from .clock import Clock
 from .errors import (
     DataError,
     GuardError,
     InfraFeedError,
     LockBusy,
+    OutOfDate,
     PageError,
     Problem,
     PublishError,
@@ -33,10 +35,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BuildResult",
+    "Clock",
     "DataError",
     "GuardError",
     "InfraFeedError",
     "LockBusy",
+    "OutOfDate",
     "PageError",
     "Problem",
     "PublishError",
@@ -53,3 +57,7 @@ def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name], __name__), name)
     raise AttributeError(f"module 'infrafeed' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})  # the lazy names too, for completion
