@@ -104,6 +104,16 @@ def test_a_page_in_the_entries_or_the_output_folder_is_refused(
     assert {p: p.read_bytes() for p in small_site.parent.rglob("*") if p.is_file()} == before
 
 
+def test_the_page_written_another_way_is_the_same_page(small_site: Path, tmp_path: Path) -> None:
+    """ "docs/../page.md" after "page.md" was another input: a full build, nothing to write."""
+    import infrafeed
+
+    (tmp_path / "docs").mkdir()
+    out, page = tmp_path / "out", tmp_path / "page.md"
+    assert not infrafeed.build(small_site, out, page=page).skipped
+    assert infrafeed.build(small_site, out, page=tmp_path / "docs" / ".." / "page.md").skipped
+
+
 def test_a_page_that_is_not_a_regular_file_is_refused(small_site: Path, tmp_path: Path) -> None:
     """A FIFO made the build wait forever; --page /dev/null replaced the device (as root)."""
     page = tmp_path / "page.md"

@@ -110,8 +110,8 @@ def build(
         snapshot = read_entries(entries, __version__)
         warnings = tuple(f"{name}: not an entry file; ignored" for name in snapshot.ignored)
         inputs = snapshot.digest
-        if page is not None:  # where the page goes is an input too
-            inputs = sha256(f"{inputs} {page.absolute()}".encode())
+        if page is not None:  # where the page goes is an input too, however it is written
+            inputs = sha256(f"{inputs} {os.path.realpath(page.parent)}/{page.name}".encode())
         previous = read_manifest(out)
         record = snapshot.published_ids
         if (
