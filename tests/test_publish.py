@@ -1402,3 +1402,18 @@ def test_an_interrupt_right_after_opening_a_file_leaks_no_descriptor(tmp_path: P
     finally:
         sys.settrace(None)
     assert opened in seen and set(fds.iterdir()) <= before
+
+
+@pytest.mark.parametrize("where", [".", "modules/cuda"])
+def test_a_process_working_in_the_output_folder_stays_in_it(
+    small_site: Path, out: Path, build: Any, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """The switch left it in the old tree, removed: getcwd() failed, and a build given a
+    relative path, or "--out .", stopped with FileNotFoundError (exit 70)."""
+    build(small_site)
+    folder = out / where
+    monkeypatch.chdir(folder)
+    release = small_site / "2026" / "2026-03-05.toml"
+    release.write_text(release.read_text("utf-8").replace("GEMM", "GEMM 2"), "utf-8")
+    assert build(small_site)[0] == 0
+    assert Path.cwd() == folder.resolve() and Path("feed.xml").is_file()

@@ -249,6 +249,12 @@ class Tree:
                     raise _unchanged(self.out, "could not be switched", OSError(code, ""))
                 return False  # the file system cannot: move the files in instead
             fsync_folder(self.out.parent)
+        # A process working in the output folder (a shell's build, a library's host) would be
+        # left in the old tree, about to be removed: it follows the path into the new one.
+        with contextlib.suppress(OSError, ValueError):
+            below = Path.cwd().relative_to(self.dir)
+            os.chdir(self.out)
+            os.chdir(below)  # where the new tree has no such folder, the output folder it is
         return True
 
     def stage(self, path: Path, chunks: Iterable[bytes]) -> None:
