@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import locale
 import subprocess
 import sys
 from pathlib import Path
@@ -28,3 +29,14 @@ def test_a_locked_build_that_would_change_the_record_raises_an_exported_error(
 ) -> None:
     with pytest.raises(infrafeed.OutOfDate, match=r"published-ids\.txt is missing"):
         infrafeed.build(small_site, tmp_path / "out", locked_ids=True)
+
+
+def test_a_build_leaves_the_process_locale_alone(
+    small_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """feedgen wrote each channel's <lastBuildDate> by setting the locale to C and back: in a
+    host's other threads, for a moment, and for good when two builds overlapped."""
+    calls: list[tuple[object, ...]] = []
+    monkeypatch.setattr(locale, "setlocale", lambda *args: calls.append(args))
+    infrafeed.build(small_site, tmp_path / "out")
+    assert calls == []

@@ -10,7 +10,8 @@ feedgen's traps, handled here once:
 - RSS ``<description>`` is HTML to readers: it gets the HTML body, never the
   plain-text summary, whose ``<script>`` would run;
 - ``formatRFC2822`` switches the process's locale twice per date:
-  ``email.utils.format_datetime`` writes the same ``<pubDate>`` (for years from 1000).
+  ``email.utils.format_datetime`` writes the same ``<pubDate>`` and ``<lastBuildDate>``
+  (for years from 1000).
 
 Plain text (all but the HTML of descriptions, contents and summaries) writes "&" and "<" as
 hexadecimal character references, as the RSS Best Practices Profile asks: the W3C validator
@@ -131,7 +132,9 @@ def _attribute(value: str) -> str:
 
 
 def _rss_bytes(fg: FeedGenerator, doc: Head) -> bytes:
-    fg.lastBuildDate(rss_moment(doc.updated))
+    # Left out of feedgen (see above: its formatRFC2822 switches the process's locale, which a
+    # library's host may use in other threads), written after <language>, where feedgen puts it.
+    fg._FeedGenerator__rss_lastBuildDate = None  # feedgen has no public way to unset it
     fg.docs("https://www.rssboard.org/rss-specification")
     fg.load_extension("dc", atom=False)  # declares dc: for the items' dc:creator
     for image in (doc.site.logo, doc.site.favicon):
@@ -144,7 +147,11 @@ def _rss_bytes(fg: FeedGenerator, doc: Head) -> bytes:
         ):
             fg.image(absolute(doc.site.url, image))  # titled and linked like the channel
             break
-    return bytes(fg.rss_str(pretty=True))
+    head = bytes(fg.rss_str(pretty=True))
+    built = f"</language>\n    <lastBuildDate>{format_datetime(rss_moment(doc.updated))}"
+    if b"<lastBuildDate>" in head or head.count(b"</language>\n") != 1:
+        raise RuntimeError(f"feedgen's channel is no longer as it was: {head[:600]!r}")
+    return head.replace(b"</language>\n", f"{built}</lastBuildDate>\n".encode())
 
 
 def _atom_bytes(fg: FeedGenerator, doc: Head) -> bytes:
