@@ -156,6 +156,9 @@ def test_hostile_delimiter_soup_parses(source: str) -> None:
         ("*a [b*](/p)", '*a <a href="/p">b*</a>', False),  # the page escapes the stars
         ("*a [b](/p) c*", '<em>a <a href="/p">b</a> c</em>', True),
         ("**a [b**](/p) c**", '<strong>a <a href="/p">b**</a> c</strong>', False),
+        # A run of backticks no run closes is text, all of it: its second "`" was read as a
+        # run of one, closed by the last "`", and hid the "**" that closes (a review's).
+        ("**a ``b**`", "<strong>a ``b</strong>`", False),  # the page escapes the backticks
     ],
 )
 def test_emphasis_and_strong_together_read_as_commonmark_reads_them(

@@ -238,9 +238,10 @@ class _Parser:
                 assert found is not None
                 run = found.end() - i
                 close = self.closing_run(run, i + run, end)
-                if close is not None:
-                    i = close + run  # markup inside a code span does not close emphasis
-                    continue
+                # Markup inside a code span does not close emphasis; a run no run closes is
+                # text, all of it (CommonMark): not a shorter run from its second "`".
+                i = close + run if close is not None else i + run
+                continue
             elif ch == "[" and (link := self._link_end(i, end)) is not None:
                 i = link  # a link binds tighter: "*a [b*](/p)" is no emphasis (CommonMark)
                 continue
