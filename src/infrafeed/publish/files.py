@@ -9,7 +9,8 @@ import contextlib
 import glob
 import hashlib
 import os
-from collections.abc import Iterable
+import signal
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
@@ -20,6 +21,16 @@ _WRITE_SIZE = 1 << 20
 class FileRecord(NamedTuple):
     sha256: str
     size: int
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block is done."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def write_new(path: Path, chunks: Iterable[bytes], *, sync: bool = True) -> FileRecord:
@@ -37,8 +48,9 @@ def write_new(path: Path, chunks: Iterable[bytes], *, sync: bool = True) -> File
             view = view[os.write(fd, view) :]
 
     fd = -1
-    try:  # the open inside: an interrupt (SIGINT in a library's host) must not leak the fd
-        fd = os.open(path, flags, 0o666)
+    try:
+        with signals_held():  # an interrupt (a library host's SIGINT) never leaks the fd
+            fd = os.open(path, flags, 0o666)
         pending: list[bytes] = []
         held = 0
         for chunk in chunks:

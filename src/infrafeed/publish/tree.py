@@ -19,7 +19,6 @@ import errno
 import hashlib
 import os
 import shutil
-import signal
 import stat
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -32,6 +31,7 @@ from .files import (
     fsync_folder,
     safe_relative,
     sha256_of,
+    signals_held,
     stage,
     write_atomic,
     write_new,
@@ -149,7 +149,7 @@ class Tree:
             _sync(self.dir)
         except OSError as exc:
             raise _unchanged(self.dir / MANIFEST, "could not write the manifest", exc) from None
-        with _signals_held():  # what was staged beside the output goes in with it
+        with signals_held():  # what was staged beside the output goes in with it
             if not self.switch or not self._switched():
                 _move_in(self.dir, self.out, removed)
             else:
@@ -239,7 +239,7 @@ class Tree:
 
     def _switched(self) -> bool:
         """Put the next tree in place of the published one in one step; False if it can't be."""
-        with _signals_held():  # a switch is never half made
+        with signals_held():  # a switch is never half made
             if not self.out.exists():
                 self.dir.rename(self.out)
             # renameat2(AT_FDCWD, next, AT_FDCWD, out, RENAME_EXCHANGE)
@@ -250,11 +250,10 @@ class Tree:
                 return False  # the file system cannot: move the files in instead
             fsync_folder(self.out.parent)
         # A process working in the output folder (a shell's build, a library's host) would be
-        # left in the old tree, about to be removed: it follows the path into the new one.
+        # left in the old tree, about to be removed: it follows the same path into the new one
+        # (where there is none, it stays: relative paths must keep their meaning).
         with contextlib.suppress(OSError, ValueError):
-            below = Path.cwd().relative_to(self.dir)
-            os.chdir(self.out)
-            os.chdir(below)  # where the new tree has no such folder, the output folder it is
+            os.chdir(self.out / Path.cwd().relative_to(self.dir))
         return True
 
     def stage(self, path: Path, chunks: Iterable[bytes]) -> None:
@@ -306,7 +305,7 @@ def _move_in(staged: Path, out: Path, removed: list[str]) -> None:
     """
     journal = out / JOURNAL
     # Stopped halfway, this would leave a mix served until the next build completes it.
-    with _signals_held():
+    with signals_held():
         try:
             out.mkdir(parents=True, exist_ok=True)
             if not journal.exists():
@@ -347,16 +346,6 @@ def _remove(tree: Path) -> None:
         for folder, _, _ in os.walk(tree):
             Path(folder).chmod(stat.S_IRWXU)
     shutil.rmtree(tree, ignore_errors=True)
-
-
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM wait until the block is done."""
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _walk(root: Path, skip: set[str], strict: bool = False) -> Iterator[tuple[str, bool]]:
