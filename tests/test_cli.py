@@ -240,14 +240,17 @@ def test_new_names_a_link_to_nothing_in_its_place(
 ) -> None:
     """It said the file already exists and to edit it: an editor would write outside entries/."""
     target = small_site / "2026" / "2026-11-30.toml"
-    target.symlink_to(tmp_path / "nowhere.toml")
-    code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
-    assert (code, out) == (1, "")
-    assert err == (
-        f"infrafeed: {target.as_posix()}: is a symbolic link to a file that does not exist; "
-        "remove it, then run new again\n"
-    )
-    assert not (tmp_path / "nowhere.toml").exists()
+    for link in (target, target.with_name("2026-11-30-2.toml")):  # the day's last, when named
+        link.symlink_to(tmp_path / "nowhere.toml")
+        code, out, err = run_cli("new", "--entries", str(small_site), "--date", "2026-11-30")
+        assert (code, out) == (1, "")
+        assert err == (
+            f"infrafeed: {link.as_posix()}: is a symbolic link to a file that does not exist; "
+            "remove it, then run new again\n"
+        )
+        assert not (tmp_path / "nowhere.toml").exists()
+        target.unlink()
+        target.touch()
 
 
 @pytest.mark.parametrize("where", ["outside", "inside"])

@@ -45,15 +45,15 @@ def write_template(entries: Path, date: dt.date) -> Path:
         folder.mkdir(exist_ok=True)
         write_atomic(target, (template.format(date=name).encode(),), overwrite=False)
     except FileExistsError:
-        if not found and not target.exists():  # a link to none: "edit it" would write there
+        # The day's last: what is added to another is dated before a later release's items.
+        existing = day.get(stems[last], target)
+        if not existing.exists():  # a link to none: "edit it" would write there
             why = "is a symbolic link to a file that does not exist; remove it, then run new again"
-            raise InfraFeedError(f"{target.as_posix()}: {why}") from None
-        existing = target if target.exists() else found[0]
+            raise InfraFeedError(f"{existing.as_posix()}: {why}") from None
         if existing.is_dir():
             why = "is a folder, not a release file; move it away, then run new again"
             raise InfraFeedError(f"{existing.as_posix()}: {why}") from None
-        # The day's last: what is added to another is dated before a later release's items.
-        shown = day.get(stems[last], existing).as_posix()
+        shown = existing.as_posix()
         if last + 1 == len(stems):
             raise InfraFeedError(
                 f"{shown} already exists, the last release a day can have; edit it, or give "
