@@ -9,8 +9,7 @@ import contextlib
 import glob
 import hashlib
 import os
-import signal
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
@@ -23,19 +22,9 @@ class FileRecord(NamedTuple):
     size: int
 
 
-@contextlib.contextmanager
-def signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM wait until the block is done."""
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-
-
 def write_new(path: Path, chunks: Iterable[bytes], *, sync: bool = True) -> FileRecord:
-    """Create ``path`` (never through a symlink, never over a file), write ``chunks``, sync."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    """Create ``path`` (never through a symlink, never over a file: "x", O_EXCL, refuses both),
+    write ``chunks``, sync."""
     digest, size = hashlib.sha256(), 0
 
     def write(pending: list[bytes]) -> None:
@@ -47,10 +36,11 @@ def write_new(path: Path, chunks: Iterable[bytes], *, sync: bool = True) -> File
         while view:
             view = view[os.write(fd, view) :]
 
-    fd = -1
-    try:
-        with signals_held():  # an interrupt (a library host's SIGINT) never leaks the fd
-            fd = os.open(path, flags, 0o666)
+    # A file object owns the descriptor as the open returns: an interrupt then (a library
+    # host's Ctrl-C, raised as the call returns, in whatever thread the signal came to) drops
+    # the object, which closes it; os.open's bare number would leak.
+    with open(path, "xb", buffering=0) as file:  # noqa: PTH123 (the same open, one call more)
+        fd = file.fileno()
         pending: list[bytes] = []
         held = 0
         for chunk in chunks:
@@ -62,9 +52,6 @@ def write_new(path: Path, chunks: Iterable[bytes], *, sync: bool = True) -> File
         write(pending)
         if sync:
             os.fsync(fd)
-    finally:
-        if fd >= 0:
-            os.close(fd)
     return FileRecord(digest.hexdigest(), size)
 
 

@@ -19,6 +19,7 @@ import errno
 import hashlib
 import os
 import shutil
+import signal
 import stat
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -31,7 +32,6 @@ from .files import (
     fsync_folder,
     safe_relative,
     sha256_of,
-    signals_held,
     stage,
     write_atomic,
     write_new,
@@ -149,7 +149,7 @@ class Tree:
             _sync(self.dir)
         except OSError as exc:
             raise _unchanged(self.dir / MANIFEST, "could not write the manifest", exc) from None
-        with signals_held():  # what was staged beside the output goes in with it
+        with _signals_held():  # what was staged beside the output goes in with it
             if not self.switch or not self._switched():
                 _move_in(self.dir, self.out, removed)
             else:
@@ -239,7 +239,7 @@ class Tree:
 
     def _switched(self) -> bool:
         """Put the next tree in place of the published one in one step; False if it can't be."""
-        with signals_held():  # a switch is never half made
+        with _signals_held():  # a switch is never half made
             if not self.out.exists():
                 self.dir.rename(self.out)
             # renameat2(AT_FDCWD, next, AT_FDCWD, out, RENAME_EXCHANGE)
@@ -305,7 +305,7 @@ def _move_in(staged: Path, out: Path, removed: list[str]) -> None:
     """
     journal = out / JOURNAL
     # Stopped halfway, this would leave a mix served until the next build completes it.
-    with signals_held():
+    with _signals_held():
         try:
             out.mkdir(parents=True, exist_ok=True)
             if not journal.exists():
@@ -346,6 +346,18 @@ def _remove(tree: Path) -> None:
         for folder, _, _ in os.walk(tree):
             Path(folder).chmod(stat.S_IRWXU)
     shutil.rmtree(tree, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block is done (in a process of one thread, as the
+    command is: in a host's other threads a signal is taken and raised here all the same)."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, ())  # read first: an interrupt as the
+    try:  # mask is set must still find it restored
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _walk(root: Path, skip: set[str], strict: bool = False) -> Iterator[tuple[str, bool]]:
