@@ -87,8 +87,9 @@ class ReleaseCache:
             return b"", None
         # Both: the path below the folder is checked (its year folder), and a record keeps the
         # name as given in its items' sources.
-        names = "".join(f"{len(name)}:{name}\n" for name in (file.relative, file.shown))
-        name = names.encode(errors="surrogateescape")
+        name = "".join(f"{len(n)}:{n}\n" for n in (file.relative, file.shown)).encode(
+            errors="surrogateescape"
+        )
         key = hashlib.sha256(self.namespace + name + (file.data or b"")).digest()
         found = self._index.get(key)
         if found is None or self._old is None:

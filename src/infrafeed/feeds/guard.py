@@ -127,22 +127,30 @@ def dated_behind(
     year or month, most likely, or a day's release numbered before its last. Only a warning: a
     lost release restored later is dated so on purpose, and one added to needs none. ``record``
     is what the guard returned: the ids each feed holds now, with this build's dates."""
+    known = {item_id for ids in previous.values() for item_id in ids}
+    # A release added to is not new; with none new (most builds), nothing more is worked out.
+    new = [
+        (path, date, items)
+        for path, date, items in releases
+        if known.isdisjoint(item.id for item in items)
+    ]
+    if not new:
+        return []
     newest = {}
     for key, ids in record.items():
         if kept := [
             dt.datetime.fromisoformat(d) for i, d in ids.items() if i in previous.get(key, {})
         ]:
             newest[key] = max(kept)
-    known = {item_id for ids in previous.values() for item_id in ids}
     warnings = []
-    for path, date, items in releases:
+    for path, date, items in new:
         behind = [
             newest[key]
             for key in newest
             for item in items
             if item.id in record[key] and item.published < newest[key]
         ]
-        if behind and not any(item.id in known for item in items):
+        if behind:
             warnings.append(
                 f"{path}: date: {date} puts this new release before an item already published "
                 f"({max(behind):%Y-%m-%d %H:%M}): readers list its items below what they have "

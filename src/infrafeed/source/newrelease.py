@@ -10,6 +10,7 @@ from pathlib import Path
 from ..errors import InfraFeedError
 from ..publish.files import write_atomic
 from .files import FOLDER_LINK, SITE_FILE, read_entries
+from .loader import release_name
 from .models import MAX_RELEASES_PER_DAY
 
 
@@ -34,7 +35,7 @@ def write_template(entries: Path, date: dt.date) -> Path:
     # A release is one file whatever its folder (entries/drafts/ too): the day's, among the
     # files check reads (the version only names the snapshot's digest, unused here).
     listed = read_entries(entries, "").releases
-    stems = [name, *(f"{name}-{n}" for n in range(2, MAX_RELEASES_PER_DAY + 1))]
+    stems = [release_name(date, n) for n in range(1, MAX_RELEASES_PER_DAY + 1)]
     day = {Path(f.relative).stem: entries / f.relative for f in listed}
     # A release is dated by its number: one after the day's last, never before one published.
     last = max((i for i, stem in enumerate(stems) if stem in day), default=0)
