@@ -232,8 +232,7 @@ class _Parser:
             ch = src[i]
             if ch == "\\":
                 i += 2
-                continue
-            if ch == "`":
+            elif ch == "`":
                 found = _BACKTICKS.match(src, i, end)
                 assert found is not None
                 run = found.end() - i
@@ -241,23 +240,20 @@ class _Parser:
                 # Markup inside a code span does not close emphasis; a run no run closes is
                 # text, all of it (CommonMark): not a shorter run from its second "`".
                 i = close + run if close is not None else i + run
-                continue
             elif ch == "[" and (link := self._link_end(i, end)) is not None:
                 i = link  # a link binds tighter: "*a [b*](/p)" is no emphasis (CommonMark)
-                continue
             elif ch == "*" and src[i - 1].isspace():  # a run after a space opens, never closes
                 stars = _STARS.match(src, i, end)
                 assert stars is not None
                 i = stars.end()
-                continue
             elif marker == "*" and src.startswith("**", i):  # a strong's
                 i += 2
-                continue
             elif src.startswith(marker, i):
                 closer = i
                 break
-            stop = _MARKUP_START.search(src, i + 1, end)
-            i = stop.start() if stop else end
+            else:
+                stop = _MARKUP_START.search(src, i + 1, end)
+                i = stop.start() if stop else end
         known.update(dict.fromkeys(visited, closer))
         return closer
 
