@@ -204,7 +204,6 @@ class _Parser:
         return self._span(pos, end, depth, "**" if self.src.startswith("**", pos) else "*")
 
     def _span(self, pos: int, end: int, depth: int, marker: str) -> tuple[Node, int] | None:
-        strong = marker == "**"
         start = pos + len(marker)
         if start >= end or self.src[start].isspace():
             return None
@@ -212,7 +211,7 @@ class _Parser:
         if close is None or close == start:  # "****" is text in CommonMark, not an empty strong
             return None
         children = tuple(self.nodes(start, close, depth + 1))
-        return (Strong(children) if strong else Emphasis(children)), close + len(marker)
+        return (Strong(children) if marker == "**" else Emphasis(children)), close + len(marker)
 
     def _find_closer(self, marker: str, start: int, end: int) -> int | None:
         # The walk's next step depends only on the position, so every position a walk visited
