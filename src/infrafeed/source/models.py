@@ -11,7 +11,7 @@ import datetime as dt
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
-from functools import cache, partial
+from functools import partial
 from importlib import resources
 from typing import Annotated, Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -220,14 +220,12 @@ _language = _form(
 )
 
 
-@cache
-def _iso639() -> frozenset[str]:
-    text = resources.files(__package__).joinpath("languages.txt").read_text(encoding="utf-8")
-    return frozenset(word for line in text.splitlines() if line[:1] != "#" for word in line.split())
+_LANGUAGES = (resources.files(__package__) / "languages.txt").read_text("utf-8").splitlines()
+_ISO639 = frozenset(word for line in _LANGUAGES if line[:1] != "#" for word in line.split())
 
 
 def _iso_language(value: str) -> str:
-    if value.split("-")[0] not in _iso639():
+    if value.split("-")[0] not in _ISO639:
         raise PydanticCustomError(
             "iso639",
             "'{value}' does not start with a language of ISO 639-1 or 639-2 as the W3C validator "
