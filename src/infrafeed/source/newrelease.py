@@ -21,8 +21,8 @@ def write_template(entries: Path, date: dt.date) -> Path:
             f"{entries.as_posix()}: no site.toml here; give --entries the folder that holds "
             "site.toml and the release files"
         )
-    folder = entries / date.isoformat()[:4]  # %Y is "1" for the year 1
     name = date.isoformat()
+    folder = entries / name[:4]  # %Y is "1" for the year 1
     target = folder / f"{name}.toml"
     template = (files(__package__) / "release-template.toml").read_text(encoding="utf-8")
     if os.path.lexists(folder) and not folder.is_dir():
@@ -39,9 +39,8 @@ def write_template(entries: Path, date: dt.date) -> Path:
     day = {Path(f.relative).stem: entries / f.relative for f in listed}
     # A release is dated by its number: one after the day's last, never before one published.
     last = max((i for i, stem in enumerate(stems) if stem in day), default=0)
-    found = [day[stem] for stem in stems if stem in day and day[stem] != target]
     try:
-        if found:
+        if any(day[stem] != target for stem in stems if stem in day):
             raise FileExistsError
         folder.mkdir(exist_ok=True)
         write_atomic(target, (template.format(date=name).encode(),), overwrite=False)
