@@ -363,7 +363,7 @@ def _error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: An
         shown = _repr(value) or _HUGE
         shown = shown if len(shown) <= 60 else f"{shown[:60]}…"
         return f"{shown} is not allowed; use one of {expected}{_foreign(value)}"
-    if kind in ("string_type", "str_type"):
+    if kind == "string_type":
         return f"must be text in quotes, not {_described(value)}"
     if kind == "int_type":
         return f"must be a whole number without quotes, not {_described(value)}"
@@ -375,14 +375,14 @@ def _error_message(model: type[BaseModel], loc: tuple[int | str, ...], error: An
         return f"must be a date without quotes, e.g. 2026-11-07, not {_described(value)}"
     # [[groups.articles]] with no [[groups]] above it makes "groups" a table of that array.
     below = [k for k, v in value.items() if isinstance(v, list)] if isinstance(value, dict) else []
-    if kind in ("tuple_type", "list_type") and below:
+    if kind == "tuple_type" and below:
         inner = f"a [[{path}.{below[0]}]] belongs below one"
         return f"must be an array of tables, each started by [[{path}]], not a table: {inner}"
-    if kind in ("tuple_type", "list_type") and isinstance(value, dict) and _model_at(model, loc):
+    if kind == "tuple_type" and isinstance(value, dict) and _model_at(model, loc):
         return f"must be an array of tables, each started by [[{path}]], not one table [{path}]"
-    if kind in ("tuple_type", "list_type"):
+    if kind == "tuple_type":
         return f"must be an array, not {_described(value)}"
-    if kind in ("model_type", "dict_type", "model_attributes_type"):
+    if kind in ("model_type", "dict_type"):
         return f"must be a table, not {_described(value)}"
     if kind == "too_short":
         return "must not be empty"
