@@ -6,14 +6,13 @@ import ast
 import datetime as dt
 import difflib
 import re
-import typing
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from re import Match
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args, get_origin
 from zoneinfo import ZoneInfo
 
 import tomli
@@ -406,7 +405,7 @@ def _model_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> Any:
         if isinstance(part, str) and not keyed:
             field = current.model_fields.get(part) if _is_model(current) else None
             current = None if field is None else _first_model(field.annotation)
-            keyed = field is not None and typing.get_origin(field.annotation) is dict
+            keyed = field is not None and get_origin(field.annotation) is dict
         else:
             keyed = False
     return current if _is_model(current) else None
@@ -416,7 +415,7 @@ def _opened(model: type[BaseModel], loc: tuple[int | str, ...], name: str) -> st
     """How TOML opens the table ``name`` at ``loc``: [feeds], [[groups.articles]], [kinds.new]."""
     path = ".".join([*(part for part in loc if isinstance(part, str)), name])
     opened = {tuple: "[[{}]]", dict: "[{}.<name>]"}  # an array of tables, a table of tables
-    origin = typing.get_origin(_model_at(model, loc).model_fields[name].annotation)
+    origin = get_origin(_model_at(model, loc).model_fields[name].annotation)
     return opened.get(origin, "[{}]").format(path)
 
 
@@ -428,7 +427,7 @@ def _first_model(annotation: Any) -> Any:
     """The first model in a field's type: ``Note`` in ``tuple[Note, ...]``, or None."""
     if _is_model(annotation):
         return annotation
-    args = typing.get_args(annotation)  # of Annotated[T, ...] too: its metadata holds no model
+    args = get_args(annotation)  # of Annotated[T, ...] too: its metadata holds no model
     return next((found for arg in args if (found := _first_model(arg)) is not None), None)
 
 
