@@ -88,8 +88,7 @@ def read_entries(entries: Path, version: str) -> Snapshot:
                 ignored.append(prefix + relative)
 
     walk(str(entries), "")
-    missing = EntryFile(SITE_FILE, prefix + SITE_FILE, None, "is missing")
-    site = found.pop(SITE_FILE, None) or missing
+    site = found.pop(SITE_FILE, EntryFile(SITE_FILE, prefix + SITE_FILE, None, "is missing"))
     published_ids = found.pop(PUBLISHED, None)
     releases = tuple(sorted(found.values()))
     digest = hashlib.sha256(f"infrafeed {version}\n".encode())
