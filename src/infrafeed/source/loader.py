@@ -249,12 +249,12 @@ def _toml_words(message: str, line: str) -> str:
 def _foreign(value: object, what: str = "it") -> str:
     """Why a word that looks right is not: its first letter outside ASCII, named."""
     ch = next((c for c in value if not c.isascii()), None) if isinstance(value, str) else None
-    name = unicodedata.name(ch, "") if ch else ""
+    if ch is None:
+        return ""
     # Controls, bidi and other format characters are named only: a NEL printed breaks the
-    # message's line, a RIGHT-TO-LEFT OVERRIDE reverses it.
-    visible = ch and (ch.isprintable() or unicodedata.category(ch) == "Zs")  # NBSP: shown
-    shown = f"'{ch}', " if visible else ""
-    return f" ({what} holds {shown}{name or 'a character'} U+{ord(ch):04X})" if ch else ""
+    # message's line, a RIGHT-TO-LEFT OVERRIDE reverses it. An NBSP is shown.
+    shown = f"'{ch}', " if ch.isprintable() or unicodedata.category(ch) == "Zs" else ""
+    return f" ({what} holds {shown}{unicodedata.name(ch, 'a character')} U+{ord(ch):04X})"
 
 
 def _line(text: str, offset: int) -> int:
