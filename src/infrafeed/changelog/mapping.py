@@ -159,9 +159,8 @@ class _Mapper:
     def validated(self, model: type[M], data: dict[str, Any], line: int) -> M | None:
         """``model`` from ``data``, where None leaves a field at its default; None on errors."""
         problems: list[Problem] = []
-        found = validated(
-            model, {key: val for key, val in data.items() if val is not None}, "", problems
-        )
+        given = {key: val for key, val in data.items() if val is not None}
+        found = validated(model, given, "", problems)
         what = model.__name__.lower()  # "article"
         for problem in problems:  # check's words
             where = "" if problem.field == "(file)" else f".{problem.field}"
