@@ -123,8 +123,7 @@ def _misplaced(root: SyntaxTreeNode) -> Iterator[int]:
 
 def _ends_bullet(node: SyntaxTreeNode) -> bool:
     """Whether ``node`` is the last thing in the text of a bullet's first paragraph."""
-    inline = node.parent
-    paragraph = inline.parent if inline is not None and inline.type == "inline" else None
+    paragraph = node.parent.parent if node.parent is not None else None
     bullet = paragraph.parent if paragraph is not None else None
     return (
         bullet is not None
