@@ -154,23 +154,22 @@ def dump_release(release: Release) -> str:
 
 
 def _table(model: BaseModel, path: str) -> list[str]:
-    lines: list[str] = []
     # TOML: a table's own keys come before its sub-tables, and those before arrays of tables.
-    tables: list[tuple[str, str, BaseModel]] = []  # header, key, table
-    arrays: list[tuple[str, str, BaseModel]] = []
+    lines: list[str] = []
+    tables: list[str] = []
+    arrays: list[str] = []
     for name, info in type(model).model_fields.items():
         value, key = getattr(model, name), f"{path}{name}"
         if value is None or value == () or (not info.is_required() and value == info.default):
             continue
         if isinstance(value, BaseModel):
-            tables.append((f"[{key}]", key, value))
+            tables += ["", f"[{key}]", *_table(value, f"{key}.")]
         elif isinstance(value, tuple) and isinstance(value[0], BaseModel):
-            arrays += [(f"[[{key}]]", key, item) for item in value]
+            for item in value:
+                arrays += ["", f"[[{key}]]", *_table(item, f"{key}.")]
         else:
             lines.append(f"{name} = {_value(value)}")
-    for header, key, table in tables + arrays:
-        lines += ["", header, *_table(table, f"{key}.")]
-    return lines
+    return lines + tables + arrays
 
 
 def _value(value: object) -> str:
