@@ -59,7 +59,6 @@ _BREAK_AFTER_SPACE = re.compile(r"[ \t]+\n")
 _LENIENT_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*+<?([^()<>\n]++)>?\s*+\)")
 _BROKEN_LINK = re.compile(r"\[[^\[\]\n]*\]\(")
 _BREAKS = ("softbreak", "hardbreak")
-Warn = Callable[[int, str], None]
 # A piece of an inline run: a markdown-it node, or plain (unescaped) text cut from a text node.
 Piece = SyntaxTreeNode | str
 
@@ -300,7 +299,7 @@ def split_at(pieces: Sequence[Piece], mark: str) -> tuple[list[Piece], list[Piec
 
 
 def read_nodes(
-    pieces: Sequence[Piece], line: int, warn: Warn, page: str | None = None
+    pieces: Sequence[Piece], line: int, warn: Callable[[int, str], None], page: str | None = None
 ) -> tuple[Node, ...]:
     """Entry nodes for an inline run; what they cannot hold is kept as text and reported.
 
