@@ -98,6 +98,8 @@ def read_page(text: str, source: str, site: Site) -> ParsedPage:
 
 
 def _line(node: SyntaxTreeNode) -> int:
+    while node.map is None and node.parent is not None:  # inline nodes: their block's line
+        node = node.parent
     return node.map[0] + 1 if node.map else 0
 
 
@@ -115,10 +117,7 @@ def _misplaced(root: SyntaxTreeNode) -> Iterator[int]:
                 continue
             annotation = None
         if annotation is None or not (alone if annotation.group else _ends_bullet(node)):
-            block = node
-            while block.map is None and block.parent is not None:
-                block = block.parent
-            yield _line(block)
+            yield _line(node)
 
 
 def _ends_bullet(node: SyntaxTreeNode) -> bool:
@@ -403,7 +402,7 @@ class _Reader:
         rows = []
         for part in node.children:
             for row in part.children:
-                line = _line(row) or _line(part)
+                line = _line(row)
                 if part.type == "thead":
                     cells = (read_nodes(_inline(c), line, self.warn) for c in row.children)
                     header = tuple(inline.to_text(cell).strip() for cell in cells)
