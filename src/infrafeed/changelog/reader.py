@@ -84,7 +84,7 @@ class ParsedPage(NamedTuple):
 def read_page(text: str, source: str, site: Site) -> ParsedPage:
     """Read ``text`` (the page); ``source`` names it in problems."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # as CommonMark's lines
-    if lines and lines[0].strip() == "---":  # front matter: blank lines keep the line numbers
+    if lines[0].strip() == "---":  # front matter: blank lines keep the line numbers
         end = next((n for n in range(1, len(lines)) if lines[n].strip() in ("---", "...")), -1)
         lines[: end + 1] = [""] * (end + 1)
     reader = _Reader(source, site)
