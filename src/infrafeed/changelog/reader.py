@@ -312,14 +312,14 @@ class _Reader:
 
     def after_label(self, pieces: list[Piece]) -> list[Piece] | None:
         """The bullet without its "Bài:" label, or None when it has none (a note)."""
-        first, rest = (pieces[0], pieces[1:]) if pieces else (None, [])
+        first, rest = (pieces[0], pieces[1:]) if pieces else ("", [])
         if isinstance(first, SyntaxTreeNode) and first.type == "strong":
             name = folded(inline.to_text(read_nodes(first.children, 0, lambda *_: None)).strip())
             after = (text_of(rest[0]) or "") if rest else ""  # "**Bài** :" is no label to the page
             if name in self.labels:  # "**Bài:**"
                 return rest
             return [after[1:], *rest[1:]] if name + after[:1] in self.labels else None  # "**Bài**:"
-        text = unicodedata.normalize("NFC", text_of(first) or "") if first is not None else ""
+        text = unicodedata.normalize("NFC", text_of(first) or "")
         label = next((label for label in self.labels if folded(text[: len(label)]) == label), None)
         return None if label is None else [text[len(label) :], *rest]
 
