@@ -112,11 +112,10 @@ def _misplaced(root: SyntaxTreeNode) -> Iterator[int]:
         alone = node.type == "html_block" and node.parent is root
         try:
             annotation = parse_annotation(node.content)  # None: more HTML than an annotation
+            fits = annotation is not None and (alone if annotation.group else _ends_bullet(node))
         except ValueError:  # unreadable: the reader says so where an annotation may stand
-            if alone or _ends_bullet(node):
-                continue
-            annotation = None
-        if annotation is None or not (alone if annotation.group else _ends_bullet(node)):
+            fits = alone or _ends_bullet(node)
+        if not fits:
             yield _line(node)
 
 
