@@ -122,7 +122,7 @@ def _date(text: str) -> dt.date | None:
 
 class Annotation(NamedTuple):
     group: bool  # starts a group, rather than annotating one item
-    fields: Mapping[str, AnnotationValue]
+    fields: dict[str, AnnotationValue]
 
 
 def format_annotation(fields: Mapping[str, AnnotationValue], *, group: bool = False) -> str:

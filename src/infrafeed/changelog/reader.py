@@ -264,7 +264,7 @@ class _Reader:
         if annotation is None:
             self.warn(line, f"HTML {node.content.strip()[:60]!r} is not imported")
         elif annotation.group and self.in_kind(line):  # an item's here: _misplaced says so
-            self.new_group(line, self.checked(dict(annotation.fields), "group", line))
+            self.new_group(line, self.checked(annotation.fields, "group", line))
 
     def checked(self, fields: Fields, what: str, line: int) -> Fields:
         """The fields of an annotation that ``what`` may hold; an error for each other one."""
@@ -307,7 +307,7 @@ class _Reader:
             return strip_edges(pieces[:-1]), None
         if annotation is None:
             return pieces, None
-        return strip_edges(pieces[:-1]), None if annotation.group else dict(annotation.fields)
+        return strip_edges(pieces[:-1]), None if annotation.group else annotation.fields
 
     def after_label(self, pieces: list[Piece]) -> list[Piece] | None:
         """The bullet without its "Bài:" label, or None when it has none (a note)."""
