@@ -76,8 +76,7 @@ class _Section:
             heading = plain_markdown(self.site.kinds[group.kind].heading, line_start=False)
             # A run of "#" at its end would close the heading and be dropped: escaped.
             out += ["### " + _CLOSING_HASHES.sub(r"\1\\\2", heading), ""]
-        # Every group gets its annotation: it marks where the group starts, and says
-        # that nothing about it is to be inferred when the page is imported.
+        # Every group is annotated: that marks where it starts, and that import infers nothing.
         out += [format_annotation(_fields(group, "module", "chapter"), group=True), ""]
         if group.context:
             out += [self.markdown(group.context), ""]
