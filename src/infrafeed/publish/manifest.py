@@ -145,22 +145,18 @@ def intact(out: Path, manifest: Manifest, page: Path | None) -> bool:
 
 
 def record_pending(out: Path, manifest: Manifest, pending: tuple[str, ...]) -> None:
-    """Write ``out``'s manifest again, owing the hub a ping for each feed of ``pending``."""
-    manifest = _rechecked(out, manifest)._replace(pending=pending)
-    write_atomic(out / MANIFEST, (manifest_bytes(manifest),))
+    """Write ``out``'s manifest again, owing the hub a ping for each feed of ``pending``.
 
-
-def _rechecked(out: Path, manifest: Manifest) -> Manifest:
-    """``manifest``, to be written again (newer, it would vouch for every file unread: one
-    edited while the hub was asked must not look untouched), with a record no build matches
-    for each file changed since, and no inputs: the next build is a full one, and writes those
-    files again."""
+    Newer, the manifest would vouch for every file unread: one edited while the hub was asked
+    must not look untouched. Each file changed since gets a record no build matches, and the inputs
+    none: the next build is a full one, and writes those files again.
+    """
     written = settled(out)
     changed = [n for n, r in manifest.files.items() if not as_recorded(out / n, r, written)]
-    if not changed:
-        return manifest
-    files = {**manifest.files, **{n: manifest.files[n]._replace(sha256="0" * 64) for n in changed}}
-    return manifest._replace(inputs=None, files=files)
+    if changed:
+        files = manifest.files | {n: manifest.files[n]._replace(sha256="0" * 64) for n in changed}
+        manifest = manifest._replace(inputs=None, files=files)
+    write_atomic(out / MANIFEST, (manifest_bytes(manifest._replace(pending=pending)),))
 
 
 def settled(out: Path) -> int:
