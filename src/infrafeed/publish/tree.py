@@ -149,7 +149,7 @@ class Tree:
             _sync(self.dir)
         except OSError as exc:
             raise _unchanged(self.dir / MANIFEST, "could not write the manifest", exc) from None
-        with _signals_held():  # what was staged beside the output goes in with it
+        with _signals_held():  # no switch half made; what was staged beside goes in with it
             if not self.switch or not self._switched():
                 _move_in(self.dir, self.out, removed)
             else:
@@ -238,17 +238,17 @@ class Tree:
                 source.replace(target)
 
     def _switched(self) -> bool:
-        """Put the next tree in place of the published one in one step; False if it can't be."""
-        with _signals_held():  # a switch is never half made
-            if not self.out.exists():
-                self.dir.rename(self.out)
-            # renameat2(AT_FDCWD, next, AT_FDCWD, out, RENAME_EXCHANGE)
-            elif _EXCHANGE is None or _EXCHANGE(-100, bytes(self.dir), -100, bytes(self.out), 2):
-                code = ctypes.get_errno() if _EXCHANGE is not None else errno.ENOSYS
-                if code not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV):
-                    raise _unchanged(self.out, "could not be switched", OSError(code, ""))
-                return False  # the file system cannot: move the files in instead
-            fsync_folder(self.out.parent)
+        """Put the next tree in place of the published one in one step; False if it can't be.
+        Signals are held by the caller."""
+        if not self.out.exists():
+            self.dir.rename(self.out)
+        # renameat2(AT_FDCWD, next, AT_FDCWD, out, RENAME_EXCHANGE)
+        elif _EXCHANGE is None or _EXCHANGE(-100, bytes(self.dir), -100, bytes(self.out), 2):
+            code = ctypes.get_errno() if _EXCHANGE is not None else errno.ENOSYS
+            if code not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV):
+                raise _unchanged(self.out, "could not be switched", OSError(code, ""))
+            return False  # the file system cannot: move the files in instead
+        fsync_folder(self.out.parent)
         # A process working in the output folder (a shell's build, a library's host) would be
         # left in the old tree, about to be removed: it follows the same path into the new one
         # (where there is none, it stays: relative paths must keep their meaning).
