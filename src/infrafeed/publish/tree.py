@@ -111,11 +111,10 @@ class Tree:
     ) -> Report:
         """Carry over what stays, write the manifest, sync, and switch to the new tree.
 
-        ``manifest`` gives all but the files written here. ``page``, a file outside the output
-        folder and its chunks, is staged beside its place before the switch and moved in
-        right after it. ``topics`` maps documents to
-        the URLs the WebSub hub knows them by: those written are owed a ping, recorded in the
-        manifest that is switched in with them, so that no stop after the switch loses one.
+        ``manifest`` gives all but the files written here. ``page`` (a file outside the output
+        folder, and its chunks) is staged beside its place and moved in right after the switch.
+        ``topics`` maps documents to the URLs the WebSub hub knows them by: those written are
+        owed a ping, recorded in the manifest switched in with them: no stop after it loses one.
         """
         if found := self.foreign:
             it, which = ("it", "this file") if len(found) == 1 else ("them", "these files")
