@@ -64,8 +64,8 @@ def read_manifest(out: Path) -> Manifest:
         record = _RECORD.fullmatch(line)
         if record is None or (number == 2) != (record[1] == "inputs"):
             raise _damaged(path, f"line {number} is not a record of a manifest")
-        kind = next(group for group in record.groups() if group is not None)
-        found.setdefault(kind, []).append(tuple(g for g in record.groups() if g is not None)[1:])
+        kind, *fields = (group for group in record.groups() if group is not None)
+        found.setdefault(kind, []).append(tuple(fields))
     files = {name: FileRecord(sha, int(size)) for sha, size, name in found.get("file", [])}
     once = ("page", "published")
     if len(files) != len(found.get("file", [])) or any(len(found.get(k, [])) > 1 for k in once):
