@@ -9,12 +9,11 @@ import contextlib
 import glob
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
-# Small chunks (a feed's items) are gathered into writes of about this size.
-_WRITE_SIZE = 1 << 20
+_WRITE_SIZE = 1 << 20  # about the size of a write: a feed's items are small chunks
 
 
 class FileRecord(NamedTuple):
@@ -26,33 +25,33 @@ def write_new(path: Path, chunks: Iterable[bytes], *, sync: bool = True) -> File
     """Create ``path`` (never through a symlink, never over a file: "x", O_EXCL, refuses both),
     write ``chunks``, sync."""
     digest, size = hashlib.sha256(), 0
-
-    def write(pending: list[bytes]) -> None:
-        nonlocal size
-        data = b"".join(pending)
-        digest.update(data)
-        size += len(data)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-
     # A file object owns the descriptor as the open returns: an interrupt then (a library
     # host's Ctrl-C, raised as the call returns, in whatever thread the signal came to) drops
     # the object, which closes it; os.open's bare number would leak.
     with open(path, "xb", buffering=0) as file:  # noqa: PTH123 (the same open, one call more)
         fd = file.fileno()
-        pending: list[bytes] = []
-        held = 0
-        for chunk in chunks:
-            pending.append(chunk)
-            held += len(chunk)
-            if held >= _WRITE_SIZE:
-                write(pending)
-                pending, held = [], 0
-        write(pending)
+        for data in _gathered(chunks):
+            digest.update(data)
+            size += len(data)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
         if sync:
             os.fsync(fd)
     return FileRecord(digest.hexdigest(), size)
+
+
+def _gathered(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """``chunks`` joined into pieces of about ``_WRITE_SIZE`` (the last one may be empty)."""
+    pending: list[bytes] = []
+    held = 0
+    for chunk in chunks:
+        pending.append(chunk)
+        held += len(chunk)
+        if held >= _WRITE_SIZE:
+            yield b"".join(pending)
+            pending, held = [], 0
+    yield b"".join(pending)
 
 
 def write_atomic(
