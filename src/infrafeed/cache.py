@@ -60,15 +60,15 @@ class ReleaseCache:
             self._old = old = os.fdopen(os.open(folder / PACK, os.O_RDONLY | os.O_NONBLOCK), "rb")
         except OSError:
             return
-        if not stat.S_ISREG(os.fstat(old.fileno()).st_mode):
+        info = os.fstat(old.fileno())
+        if not stat.S_ISREG(info.st_mode):
             return  # a FIFO, a device: only a regular file is read
         if old.read(len(_MAGIC) + 32) != _MAGIC + self.namespace:
             return  # another version, other settings: nothing here is of use
         offset = len(_MAGIC) + 32
-        size = os.fstat(old.fileno()).st_size
         while len(head := old.read(_HEAD)) == _HEAD:
             length = int.from_bytes(head[64:], "big")
-            if offset + _HEAD + length > size:
+            if offset + _HEAD + length > info.st_size:
                 break  # a damaged length: the records from here on are lost, not misread
             self._index[head[:32]] = (offset + _HEAD, length, head[32:64])
             offset += _HEAD + length
