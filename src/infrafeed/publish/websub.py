@@ -17,10 +17,7 @@ from .. import __version__
 from ..clock import SYSTEM, Clock
 from ..errors import count
 
-_TIMEOUT = 10.0  # seconds per request: a cron job must not hang on a slow hub
 ATTEMPTS = 3
-_BACKOFF = 1.0  # seconds before the second attempt, doubled for each next one
-_BUDGET = 30.0  # seconds for all the pings of one build; the rest wait for the next build
 
 
 class _Unfollowed(urllib.request.HTTPRedirectHandler):
@@ -43,10 +40,10 @@ def notify(
     hub: str,
     topics: Sequence[str],
     *,
-    timeout: float = _TIMEOUT,
+    timeout: float = 10.0,  # seconds per request: a cron job must not hang on a slow hub
     attempts: int = ATTEMPTS,
-    backoff: float = _BACKOFF,
-    budget: float = _BUDGET,
+    backoff: float = 1.0,  # seconds before the second attempt, doubled for each next one
+    budget: float = 30.0,  # seconds for all of a build's pings; the rest wait for the next
     clock: Clock = SYSTEM,
 ) -> tuple[Notification, ...]:
     """Send one publish notification per topic; return what happened to each.
