@@ -121,10 +121,9 @@ def sha256_of(path: Path) -> str | None:
         return None
 
 
-def safe_relative(name: str) -> PurePosixPath | None:
-    """``name`` as a path below a folder, or None if it could lead anywhere else."""
+def safe_relative(name: str) -> bool:
+    """Whether ``name`` is a path below a folder that cannot lead anywhere else."""
     path = PurePosixPath(name)
     # "a//b", "a/", "./a" read as other names: not how infrafeed names files.
-    if "\x00" in name or "\\" in name or path.as_posix() != name:
-        return None
-    return None if path.is_absolute() or ".." in path.parts else path
+    unusual = "\x00" in name or "\\" in name or path.as_posix() != name
+    return not (unusual or path.is_absolute() or ".." in path.parts)

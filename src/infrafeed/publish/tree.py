@@ -73,7 +73,7 @@ class Tree:
 
     def write(self, relative: str, chunks: Iterable[bytes]) -> None:
         """Write ``relative`` of the next tree from ``chunks``, never held whole."""
-        if safe_relative(relative) is None or relative.split("/", 1)[0] in _OURS - {IDS}:
+        if not safe_relative(relative) or relative.split("/", 1)[0] in _OURS - {IDS}:
             raise PublishError(f"{relative!r}: refusing a path outside the output folder")
         staged = self.dir / relative
         try:
@@ -321,7 +321,7 @@ def _move_in(staged: Path, out: Path, removed: list[str]) -> None:
                 source.replace(target)
             for relative in removed:
                 folder = Path(os.path.realpath((out / relative).parent))
-                if safe_relative(relative) is None or not folder.is_relative_to(out):
+                if not safe_relative(relative) or not folder.is_relative_to(out):
                     continue  # a damaged or forged journal: only files below the output folder go
                 (out / relative).unlink(missing_ok=True)
                 folder = (out / relative).parent
