@@ -57,11 +57,9 @@ def _gathered(chunks: Iterable[bytes]) -> Iterator[bytes]:
 def write_atomic(
     path: Path, chunks: Iterable[bytes], *, overwrite: bool = True, sync: bool = True
 ) -> None:
-    """Write ``path`` whole or not at all; with ``overwrite=False``, never replace a file.
-
-    ``sync=False`` is for data whose loss costs only time. Raises :class:`FileExistsError` when
-    ``overwrite`` is False and the file exists (or appeared meanwhile).
-    """
+    """Write ``path`` whole or not at all; with ``overwrite=False``, raise FileExistsError
+    rather than replace a file (there, or appeared meanwhile). ``sync=False`` is for data whose
+    loss costs only time."""
     temp = stage(path, chunks, sync=sync)
     try:
         if overwrite:
