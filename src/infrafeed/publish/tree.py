@@ -225,10 +225,9 @@ class Tree:
     def _rescue(self) -> None:
         """Move into the new tree what was put into the old one while this build ran."""
         for relative, _ in _walk(self.dir, _OURS):
-            if relative in self.records or relative in self.previous.files:
+            ours = relative in self.records or relative in self.previous.files
+            if ours or relative.startswith(".infrafeed"):  # older versions' files go (_carry_over)
                 continue
-            if relative.startswith(".infrafeed"):
-                continue  # what older versions of infrafeed left goes (_carry_over)
             source, target = self.dir / relative, self.out / relative
             with contextlib.suppress(OSError):  # best effort: the build is published
                 if os.path.lexists(target) and os.lstat(target).st_ino == os.lstat(source).st_ino:
