@@ -11,7 +11,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -21,14 +21,26 @@ from lxml import etree
 
 import infrafeed
 from feedcheck import check_tree
+from infrafeed.feeds.items import Item
+from infrafeed.feeds.specs import feed_specs
 from infrafeed.publish.lock import JOURNAL, NEXT
 from infrafeed.publish.manifest import read_manifest
+from infrafeed.render.documents import item_parts, plan_all, render_all
+from infrafeed.source.models import Site
 from w3c import w3c_tree
 
 FEED_NAMES = ("feed.xml", "atom.xml", "feed.json")
 ATOM = "{http://www.w3.org/2005/Atom}"
 CONTENT_ENCODED = "{http://purl.org/rss/1.0/modules/content/}encoded"
 SRC = Path(infrafeed.__file__).resolve().parents[1]  # the infrafeed these tests import
+
+
+def rendered_files(
+    site: Site, items: Sequence[Item], version: str
+) -> Iterator[tuple[str, Iterable[bytes]]]:
+    """Every output file but the changelog page, rendered as a build renders them."""
+    parts = dict(zip([item.id for item in items], item_parts(site, items), strict=True))
+    return render_all(site, items, parts, plan_all(site, feed_specs(site), items, version, parts))
 
 
 def tree(out: Path) -> dict[str, bytes]:

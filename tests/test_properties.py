@@ -24,8 +24,6 @@ from conftest import SMALL_SITE
 from infrafeed.cli import main
 from infrafeed.errors import DataError
 from infrafeed.feeds.items import build_items
-from infrafeed.feeds.specs import feed_specs
-from infrafeed.render.documents import render_all
 from infrafeed.source.loader import from_data
 from infrafeed.source.urls import absolute
 from outputs import (
@@ -34,6 +32,7 @@ from outputs import (
     assert_no_active_markup,
     fragments_of,
     parse_bytes,
+    rendered_files,
     titles_of,
     unsafe_markup,
 )
@@ -122,7 +121,7 @@ def test_any_text_in_any_field_gives_valid_feeds_or_a_clean_error(field: str, va
         return
     event("published")
     items = build_items(changelog)
-    for path, chunks in render_all(changelog.site, feed_specs(changelog.site), items, "0"):
+    for path, chunks in rendered_files(changelog.site, items, "0"):
         data = b"".join(chunks)
         if path in ("feed.xml", "atom.xml", "feeds.opml", "modules.opml"):  # the service's code
             assert w3c_problems(data, absolute(changelog.site.feeds.url, path)) == [], path
@@ -148,7 +147,7 @@ def test_an_accepted_e_mail_address_is_one_the_w3c_validator_takes(address: str)
         return
     event("accepted")
     items = build_items(changelog)
-    for path, chunks in render_all(changelog.site, feed_specs(changelog.site), items, "0"):
+    for path, chunks in rendered_files(changelog.site, items, "0"):
         if path == "feed.xml":
             url = absolute(changelog.site.feeds.url, path)
             assert w3c_problems(b"".join(chunks), url) == [], address

@@ -32,9 +32,10 @@ from infrafeed.feeds.history import Document, plan
 from infrafeed.feeds.items import Item, build_items
 from infrafeed.feeds.specs import FORMATS, FeedSpec, document_path, feed_specs, select_all
 from infrafeed.render import documents, jsonfeed, rss_atom
-from infrafeed.render.documents import Frame, Head, head, item_parts, render_all
+from infrafeed.render.documents import Frame, Head, head, item_parts
 from infrafeed.source.loader import load
 from infrafeed.source.models import Site
+from outputs import rendered_files
 
 FEED_NAMES = {fmt.filename for fmt in FORMATS}
 VERSION = "9.9"
@@ -144,10 +145,10 @@ def reference(site: Site, items: tuple[Item, ...]) -> dict[str, bytes]:
 
 
 def joined(site: Site, items: tuple[Item, ...]) -> dict[str, bytes]:
-    """The feed documents render_all streams, each joined from its chunks."""
+    """The feed documents a build streams, each joined from its chunks."""
     return {
         path: b"".join(data)
-        for path, data in render_all(site, feed_specs(site), items, VERSION)
+        for path, data in rendered_files(site, items, VERSION)
         if path.rsplit("/", 1)[-1] in FEED_NAMES
     }
 
@@ -208,7 +209,7 @@ def test_the_plan_sees_the_sizes_of_the_documents(monkeypatch: pytest.MonkeyPatc
         return history.plan(site, spec, items, checked)
 
     monkeypatch.setattr(documents, "plan", checking_plan)
-    for _ in render_all(site, feed_specs(site), build_items(changelog), VERSION):
+    for _ in rendered_files(site, build_items(changelog), VERSION):
         pass
     assert len(measured) > len(feed_specs(site))  # the binary search ran
 

@@ -200,7 +200,7 @@ def _publish(
             text = assemble_page(site, [c.section for c in releases], oldest)
             if page is None:
                 tree.write(site.page.path, text)
-        for relative, chunks in render_all(site, specs, items, __version__, parts, planned):
+        for relative, chunks in render_all(site, items, parts, planned):
             tree.write(relative, chunks)
         tree.write(IDS, (record,))
         manifest = Manifest(inputs, {}, ids_sha256=sha256(record), pending=previous.pending)

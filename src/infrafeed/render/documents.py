@@ -98,21 +98,11 @@ def plan_all(
 
 
 def render_all(
-    site: Site,
-    specs: Sequence[FeedSpec],
-    items: Sequence[Item],
-    version: str,
-    parts: Mapping[str, ItemParts] | None = None,
-    planned: Sequence[Planned] | None = None,
+    site: Site, items: Sequence[Item], parts: Mapping[str, ItemParts], planned: Sequence[Planned]
 ) -> Iterator[tuple[str, Iterable[bytes]]]:
-    """Every output file but the changelog page; ``parts``: every item's, or rendered here;
-    ``planned``: by plan_all with the same arguments, or planned here."""
-    if parts is None:
-        parts = {item.id: part for item, part in zip(items, item_parts(site, items), strict=True)}
+    """Every output file but the changelog page; ``planned`` by :func:`plan_all`."""
     from .pages import feed_views, opml_files, render_feeds_json, render_opml, render_pages
 
-    if planned is None:
-        planned = plan_all(site, specs, items, version, parts)
     for feed, history in planned:
         for document in history.documents:
             for fmt in FORMATS:
