@@ -75,15 +75,17 @@ def plan(
     complete = Document(
         "complete", spec.folder, everything, _newest_date(site, everything), None, None, None
     )
-    if not everything or (
+    # A single item larger than max_bytes too: there is nothing to split.
+    if len(everything) < 2 or (
         len(everything) <= site.feeds.max_items and size_of(complete) <= site.feeds.max_bytes
     ):
         return FeedHistory(spec, (complete,), everything)
 
     months = [(month, tuple(group)) for month, group in itertools.groupby(everything, key=month_of)]
-    if len({month for month, _ in months}) != len(months):
+    whole = dict(months)
+    if len(whole) != len(months):
         raise ValueError(f"feed '{spec.key}': items are not in release order")
-    root, whole = f"{spec.folder}/archive" if spec.folder else "archive", dict(months)
+    root = f"{spec.folder}/archive" if spec.folder else "archive"
 
     def current(count: int) -> Document:
         held, older = everything[:count], f"{root}/{month_of(everything[count])}"
@@ -91,8 +93,6 @@ def plan(
 
     # A feed that does not fit archives at least one item.
     upper = min(site.feeds.max_items, len(everything) - 1)
-    if upper < 1:  # a single item larger than max_bytes: nothing to split
-        return FeedHistory(spec, (complete,), everything)
     # As many items as fit (sizes grow with the count), at least one.
     fitting = bisect.bisect_left(
         range(1, upper + 1), True, key=lambda n: size_of(current(n)) > site.feeds.max_bytes
