@@ -211,19 +211,18 @@ def build(entries: Path, cache: Path | None, no_cache: bool, quiet: bool, **opti
                  for note in result.notifications if note.error is not None]  # fmt: skip
     for warning in warnings:
         _say(f"warning: {warning}", err=True)
+    if quiet:
+        return
     report, told = result.report, sum(1 for note in result.notifications if note.error is None)
-    lines = [
-        f"wrote {count(len(report.written), 'file')}: {', '.join(report.written)}"
-        if report.written else "",
-        f"removed {count(len(report.removed), 'file')} infrafeed no longer makes: "
-        f"{', '.join(report.removed)}" if report.removed else "",
-        f"unchanged: {count(len(report.unchanged), 'file')}"
-        if report.unchanged or not (report.written or report.removed) else "",
-        f"notified the WebSub hub of {count(told, 'changed feed')}" if told else "",
-    ]  # fmt: skip
-    for line in lines if not quiet else ():
-        if line:
-            _say(line)
+    if report.written:
+        _say(f"wrote {count(len(report.written), 'file')}: {', '.join(report.written)}")
+    if report.removed:
+        _say(f"removed {count(len(report.removed), 'file')} infrafeed no longer makes: "
+             f"{', '.join(report.removed)}")  # fmt: skip
+    if report.unchanged or not (report.written or report.removed):
+        _say(f"unchanged: {count(len(report.unchanged), 'file')}")
+    if told:
+        _say(f"notified the WebSub hub of {count(told, 'changed feed')}")
 
 
 @cli.command("import")
