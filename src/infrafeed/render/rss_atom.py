@@ -73,12 +73,9 @@ def _author(author: Author) -> tuple[str, str, str]:
     else:
         dc = f"      <dc:creator>{_text(author.name)}</dc:creator>\n"
     uri = encoded(author.url) if author.url else None
-    fields = [(f, v) for f, v in (("email", author.email), ("uri", uri)) if v]
-    atom = "".join(
-        [f"    <author>\n      <name>{_text(author.name)}</name>\n"]
-        + [f"      <{field}>{_text(value)}</{field}>\n" for field, value in fields]
-        + ["    </author>\n"]
-    )
+    fields = [("name", author.name), ("email", author.email), ("uri", uri)]  # a name is never ""
+    inner = "".join(f"      <{f}>{_text(v)}</{f}>\n" for f, v in fields if v)
+    atom = f"    <author>\n{inner}    </author>\n"
     return rss, dc, atom
 
 
