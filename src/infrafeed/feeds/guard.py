@@ -136,11 +136,10 @@ def dated_behind(
     ]
     if not new:
         return []
-    newest = {}
+    newest = {}  # each feed's newest item that it published before and still holds
     for key, ids in record.items():
-        if kept := [
-            dt.datetime.fromisoformat(d) for i, d in ids.items() if i in previous.get(key, {})
-        ]:
+        kept = [dt.datetime.fromisoformat(d) for i, d in ids.items() if i in previous.get(key, {})]
+        if kept:
             newest[key] = max(kept)
     warnings = []
     for path, date, items in new:
