@@ -48,9 +48,6 @@ def atom_frame(doc: Head) -> Frame:
     return _frame(_plain(_atom_bytes(_feed(doc), doc)), b"</feed>\n")
 
 
-_COMMENT_SPECIAL = re.compile(r"[\\()]")
-
-
 def comment(name: str) -> str:
     """``name`` as an RFC 822 comment: as it is where its parentheses pair up (nested comments
     are RFC 822's own, and readers show the text as written), else with parentheses and
@@ -60,7 +57,7 @@ def comment(name: str) -> str:
         depth += (ch == "(") - (ch == ")")
         if depth < 0:
             break
-    return name if depth == 0 and "\\" not in name else _COMMENT_SPECIAL.sub(r"\\\g<0>", name)
+    return name if depth == 0 and "\\" not in name else re.sub(r"[\\()]", r"\\\g<0>", name)
 
 
 @functools.cache
