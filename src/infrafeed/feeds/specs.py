@@ -44,33 +44,28 @@ def document_url(site: Site, fmt: Format, folder: str) -> str:
 
 def feed_specs(site: Site) -> tuple[FeedSpec, ...]:
     tag = f"{id_prefix(site)}feed"
-    specs = []
-    if site.feeds.all:
-        specs.append(
-            FeedSpec(
-                key="all",
-                title=site.title,
-                description=site.description,
-                folder="",
-                home_url=encoded(site.changelog),
-                module=None,
-                id=f"{tag}/all",
-            )
+    everything = FeedSpec(
+        key="all",
+        title=site.title,
+        description=site.description,
+        folder="",
+        home_url=encoded(site.changelog),
+        module=None,
+        id=f"{tag}/all",
+    )
+    by_module = tuple(
+        FeedSpec(
+            key=f"module-{module.slug}",
+            title=f"{site.title} · {site.module_label(module)}",
+            description=f"{site.description} ({site.module_label(module)})",
+            folder=f"modules/{module.slug}",
+            home_url=absolute(site.url, module.section),
+            module=module.number,
+            id=f"{tag}/module/{module.slug}",
         )
-    if site.feeds.modules:
-        for module in site.modules:
-            specs.append(
-                FeedSpec(
-                    key=f"module-{module.slug}",
-                    title=f"{site.title} · {site.module_label(module)}",
-                    description=f"{site.description} ({site.module_label(module)})",
-                    folder=f"modules/{module.slug}",
-                    home_url=absolute(site.url, module.section),
-                    module=module.number,
-                    id=f"{tag}/module/{module.slug}",
-                )
-            )
-    return tuple(specs)
+        for module in (site.modules if site.feeds.modules else ())
+    )
+    return (everything, *by_module) if site.feeds.all else by_module
 
 
 def select_all(items: Sequence[Item], spec: FeedSpec) -> tuple[Item, ...]:
