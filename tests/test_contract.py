@@ -639,3 +639,17 @@ def test_a_page_beside_the_working_folder_is_reported_by_its_path(
     page.write_text("edited\n", encoding="utf-8")
     stdout = _build(run_cli, small_site, tmp_path / "out", "--page", str(page))[1]
     assert stdout.splitlines() == ["wrote 1 file: ../page.md", "unchanged: 16 files"]
+
+
+def test_a_page_named_like_a_feed_does_not_hide_the_feed_from_the_report(
+    small_site: Path, tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--page feed.xml, unchanged, made the output's feed.xml count as unchanged too: an edited
+    feed.xml was written again but not reported (nor owed a WebSub ping)."""
+    monkeypatch.chdir(tmp_path)
+    assert _build(run_cli, small_site, tmp_path / "out", "--page", "feed.xml")[0] == 0
+    with (tmp_path / "out" / "feed.xml").open("a", encoding="utf-8") as feed:
+        feed.write("<!-- edited -->\n")
+    stdout = _build(run_cli, small_site, tmp_path / "out", "--page", "feed.xml")[1]
+    assert stdout.splitlines() == ["wrote 1 file: feed.xml", "unchanged: 16 files"]
+    assert b"edited" not in (tmp_path / "out" / "feed.xml").read_bytes()

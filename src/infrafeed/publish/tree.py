@@ -125,6 +125,9 @@ class Tree:
                 "and build again"
             )
         removed, kept = self._carry_over()
+        written = [r for r in self.records if r not in self.unchanged]
+        owed = {(topics or {})[r] for r in written if r in (topics or {})}
+        unchanged = list(self.unchanged)  # the page's name beside them: it may be "feed.xml" too
         page_record = None
         if page is not None:
             path, chunks = page  # hashed chunk by chunk: a large site's page is never copied
@@ -132,15 +135,12 @@ class Tree:
             for chunk in chunks:
                 digest.update(chunk)
             page_record = FileRecord(digest.hexdigest(), sum(map(len, chunks)))
-            if sha256_of(path) == page_record.sha256:
-                self.unchanged.add(str(path))
-            else:  # moved into place right after the feeds
+            same = sha256_of(path) == page_record.sha256
+            (unchanged if same else written).append(str(path))
+            if not same:  # moved into place right after the feeds
                 self.stage(path, chunks)
-        written = [r for r in self.records if r not in self.unchanged]
-        owed = {(topics or {})[r] for r in written if r in (topics or {})}
         pending = tuple(sorted({*manifest.pending, *owed}))
         manifest = manifest._replace(files=dict(self.records), page=page_record, pending=pending)
-        written += [str(page[0])] if page is not None and str(page[0]) not in self.unchanged else []
         try:
             write_new(self.dir / MANIFEST, (manifest_bytes(manifest),), sync=False)
             if self.switch and self.out.exists():
@@ -163,7 +163,7 @@ class Tree:
         self.cleanup()  # the old tree: unlinking it changes its files' links, and change times
         with contextlib.suppress(OSError):
             _settle(self.out, self.records)
-        return Report(*map(shown, (written, self.unchanged, removed, kept)))
+        return Report(*map(shown, (written, unchanged, removed, kept)))
 
     def _carry_over(self) -> tuple[list[str], list[str]]:
         """Link what stays of the published tree into the next one; return what goes.
