@@ -561,3 +561,12 @@ def test_the_loader_api_gives_what_files_give(small_site: Path) -> None:
     from_tables = from_data(site, {name: release})
     assert from_tables.site == from_files.site
     assert from_tables.releases[0] == from_files.releases[0]
+
+
+def test_the_loader_api_refuses_a_name_no_file_could_be_read_by() -> None:
+    """A name with a line feed after ".toml" passed for a release file's name (re's "$")."""
+    site, release = tables()
+    name = f"entries/{RELEASE_NAME}\n"
+    with pytest.raises(DataError) as caught:
+        from_data(site, {name: release})
+    assert [p.field for p in caught.value.problems] == ["(file name)"]

@@ -27,7 +27,7 @@ M = TypeVar("M", bound=BaseModel)
 
 # A release file is named by its date; a second release on the same date adds "-2".
 # Numbers up to 99 are read, so that one past the limit is told so, not called misnamed.
-_RELEASE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-([2-9]|[1-9]\d))?\.toml$")
+_RELEASE_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})(?:-([2-9]|[1-9]\d))?\.toml")
 _MISNAMED = (
     "a release file is named by its date, YYYY-MM-DD.toml "
     "(or YYYY-MM-DD-2.toml for a second release that day)"
@@ -127,7 +127,7 @@ def from_data(site: Mapping[str, Any], releases: Mapping[str, Mapping[str, Any]]
 
 def _named(name: str, problems: list[Problem]) -> Match[str] | None:
     """The date and sequence in a release file's name; None, with a problem, if misnamed."""
-    named = _RELEASE_NAME.match(PurePosixPath(name).name)
+    named = _RELEASE_NAME.fullmatch(PurePosixPath(name).name)
     if named is None:
         problems.append(Problem(name, "(file name)", _MISNAMED))
     elif not reads(dt.date.fromisoformat, named.group(1)):
