@@ -33,7 +33,6 @@ from .publish.manifest import (
 from .source.files import PUBLISHED, read_entries, require_folder
 
 _PAGE_OFF = "--page {}: the settings write no changelog page ([page] enabled = false)"
-IGNORED = "{}: not an entry file; ignored"  # a build's warning, and check's
 
 if TYPE_CHECKING:
     from .cache import ReleaseCache
@@ -109,7 +108,7 @@ def build(
 
             remove_leftovers(out)
         snapshot = read_entries(entries, __version__)
-        warnings = tuple(map(IGNORED.format, snapshot.ignored))
+        warnings = snapshot.warnings
         inputs = snapshot.digest
         if page is not None:  # where the page goes is an input too, however it is written
             inputs = sha256(f"{inputs} {os.path.realpath(page.parent)}/{page.name}".encode())

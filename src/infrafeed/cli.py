@@ -83,7 +83,6 @@ def check(entries: Path) -> None:
       $ infrafeed check
       ok: 36 releases, 98 article changes, 23 notes; ...
     """
-    from .build import IGNORED
     from .publish.manifest import committed_ids
     from .source.files import read_entries
     from .source.loader import dated_ahead, describe, validate
@@ -92,10 +91,7 @@ def check(entries: Path) -> None:
     changelog = validate(snapshot)
     committed_ids(snapshot.published_ids)  # the id guard's memory: build refuses it damaged
     dates = [(rf.path, rf.date) for rf in changelog.releases]
-    for warning in [
-        *map(IGNORED.format, snapshot.ignored),
-        *dated_ahead(changelog.site, dates, SYSTEM.now()),
-    ]:
+    for warning in [*snapshot.warnings, *dated_ahead(changelog.site, dates, SYSTEM.now())]:
         _say(f"warning: {warning}", err=True)
     _say(describe(changelog))
 

@@ -136,7 +136,7 @@ def dated_behind(
     ]
     if not new:
         return []
-    newest = {}  # each feed's newest item that it published before and still holds
+    newest = {}  # each feed's newest date of the items it published before and still holds
     for key, ids in record.items():
         kept = [dt.datetime.fromisoformat(d) for i, d in ids.items() if i in previous.get(key, {})]
         if kept:

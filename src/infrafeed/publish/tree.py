@@ -237,7 +237,9 @@ class Tree:
 
     def _switched(self) -> bool:
         """Put the next tree in place of the published one in one step; False if it can't be.
-        Signals are held by the caller."""
+
+        The caller holds SIGINT and SIGTERM: a switch is never half made.
+        """
         if not self.out.exists():
             self.dir.rename(self.out)
         # renameat2(AT_FDCWD, next, AT_FDCWD, out, RENAME_EXCHANGE)

@@ -39,7 +39,7 @@ class Snapshot(NamedTuple):
     releases: tuple[EntryFile, ...]  # every other ``*.toml``, by path
     published_ids: EntryFile | None  # the id guard's memory, if the folder has one
     problems: tuple[tuple[str, str], ...]  # (file, why): what cannot be read as entries
-    ignored: tuple[str, ...]  # files that are not entries: worth a warning
+    warnings: tuple[str, ...]  # of files that are not entries, for build and check
     digest: str  # of infrafeed's version and every file read but ``published_ids``
 
 
@@ -63,7 +63,7 @@ def read_entries(entries: Path, version: str) -> Snapshot:
     root = os.path.realpath(entries)
     found: dict[str, EntryFile] = {}
     problems: list[tuple[str, str]] = []
-    ignored: list[str] = []
+    warnings: list[str] = []
 
     def walk(folder: str, below: str) -> None:
         try:
@@ -85,7 +85,7 @@ def read_entries(entries: Path, version: str) -> Snapshot:
             elif meant := _MEANT.fullmatch(item.name):  # meant as one: never left out unsaid
                 problems.append((prefix + relative, f"is not read: name it '{meant[1]}.toml'"))
             else:
-                ignored.append(prefix + relative)
+                warnings.append(f"{prefix}{relative}: not an entry file; ignored")
 
     walk(str(entries), "")
     site = found.pop(SITE_FILE, EntryFile(SITE_FILE, prefix + SITE_FILE, None, "is missing"))
@@ -100,7 +100,7 @@ def read_entries(entries: Path, version: str) -> Snapshot:
     for where, why in problems:
         digest.update(f"{where}: {why}\n".encode(errors="surrogateescape"))
     return Snapshot(
-        entries, site, releases, published_ids, tuple(problems), tuple(ignored), digest.hexdigest()
+        entries, site, releases, published_ids, tuple(problems), tuple(warnings), digest.hexdigest()
     )
 
 

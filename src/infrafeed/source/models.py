@@ -220,8 +220,8 @@ _language = _form(
 )
 
 
-_LANGUAGES = (resources.files(__package__) / "languages.txt").read_text("utf-8").splitlines()
-_ISO639 = frozenset(word for line in _LANGUAGES if line[:1] != "#" for word in line.split())
+_LANGUAGE_LINES = (resources.files(__package__) / "languages.txt").read_text("utf-8").splitlines()
+_ISO639 = frozenset(word for line in _LANGUAGE_LINES if line[:1] != "#" for word in line.split())
 
 
 def _iso_language(value: str) -> str:
