@@ -764,12 +764,14 @@ def test_an_article_after_notes_keeps_the_page_order() -> None:
     [
         ("Module 2 · CUDA:", 2), ("Module 2·CUDA:", 2), ("Module 2（CUDA）:", 2),
         ("Module 2: CUDA", 2), ("Module 2.", 2), ("Module 2.1 CUDA:", None), ("Module 2x:", None),
+        ("Module\u00a02 · CUDA:", 2), ("Module\t2 · CUDA:", 2), ("Module2 · CUDA:", None),
     ],
 )  # fmt: skip
 def test_a_context_line_names_its_module_before_any_punctuation(
     context: str, module: int | None
 ) -> None:
-    """ "Module 2（CUDA）" was not read, and the error said to start the line with "Module N"."""
+    """ "Module 2（CUDA）" was not read, and the error said to start the line with "Module N";
+    nor was "Module 2" with a no-break space, as a page copied from a browser has."""
     page = f"## 2026-11-07\n\n### Nội dung mới\n\n{context}\n\n- Ghi chú\n"
     (release,) = to_releases(read_page(page, "page.md", SITE), SITE, "page.md")
     assert release.release.groups[0].module == module

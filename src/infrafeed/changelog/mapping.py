@@ -142,9 +142,10 @@ class _Mapper:
 
     def text_module(self, text: str | None) -> int | None:
         """The module a text names first: "Module 4 · Tối ưu suy luận ..." -> 4."""
-        # The number may be followed by punctuation: "Module 4:", "Module 4·", "Module 4（…）".
+        # The number may be followed by punctuation: "Module 4:", "Module 4·", "Module 4（…）";
+        # the space may be a no-break one, as a page copied from a browser has.
         label = re.escape(self.site.labels.module)
-        found = re.match(rf"{label} \s*(\d+)(?!\.?\w)", inline.plain(text or "").lstrip())
+        found = re.match(rf"{label}\s+(\d+)(?!\.?\w)", inline.plain(text or "").lstrip())
         number = int(found[1]) if found else None
         return number if number is not None and self.site.module(number) is not None else None
 
