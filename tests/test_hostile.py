@@ -144,6 +144,10 @@ BAD_VALUES = [
     ("Windows-1252 mojibake in a title", "title", "T\u00e1\u00bb\u2018i \u00c6\u00b0u",
      "looks like UTF-8 read as Windows-1252 ('T\u00e1\u00bb\u2018i \u00c6\u00b0u' for "
      "'T\u1ed1i \u01b0u'); write it as meant"),
+    # Vietnamese Windows' own code page: "Kiến trúc" read as Windows-1258 (a helper's find).
+    ("Windows-1258 mojibake in a title", "title", "Ki\u00e1\u00ba\u00bfn tr\u0102\u00bac",
+     "looks like UTF-8 read as Windows-1258 ('Ki\u00e1\u00ba\u00bfn tr\u0102\u00bac' for "
+     "'Ki\u1ebfn tr\u00fac'); write it as meant"),
     ("replacement character in a title", "title", "T\ufffdi \u01b0u",
      "contains the character U+FFFD, the replacement character, left where a conversion lost "
      "one; remove it"),

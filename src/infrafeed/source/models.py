@@ -70,11 +70,19 @@ _XML_REFUSED = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_REPLACEMENT}{_NONCHARACTER
 # with the BMP part alone, which then finds the same.
 _XML_REFUSED_IN_BMP = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_REPLACEMENT}\ufdd0-\ufdef]")
 _FROM_U1FFFE = re.compile("[\U0001fffe-\U0010ffff]")
-# A UTF-8 lead byte of what such text holds (Â/Ã of Latin-1; Ä-Æ: Đ, Ơ, Ư; Ì/Í: combining
-# tones; 3- and 4-byte leads), then a continuation byte, read as Latin-1 or Windows-1252
-# ("Ã©" for "é"; "Æ°" and "á»‘" for Vietnamese "ư" and "ố", "‘" being Windows-1252's 0x91).
-_CP1252 = bytes(range(0x80, 0xA0)).decode("cp1252", "ignore")
-_MOJIBAKE = re.compile(f"[\xc2-\xc6\xcc\xcd\xe0-\xf4][\x80-\xbf{_CP1252}]")
+# A UTF-8 lead byte of what such text holds (C2/C3 of Latin-1; C4-C6: Đ, Ơ, Ư; CC/CD:
+# combining tones; 3- and 4-byte leads), then a continuation byte, read as Latin-1, Windows-1252
+# or Windows-1258, Vietnamese Windows' own ("Ã©" for "é"; "Æ°" and "á»‘" for "ư" and "ố", "‘"
+# being Windows-1252's 0x91; "trĂºc" for "trúc").
+_READ_AS = (("latin-1", "Latin-1"), ("cp1252", "Windows-1252"), ("cp1258", "Windows-1258"))
+_LEADS = bytes([*range(0xC2, 0xC7), 0xCC, 0xCD, *range(0xE0, 0xF5)])
+
+
+def _read_as(data: bytes) -> str:
+    return "".join(sorted({c for codec, _ in _READ_AS for c in data.decode(codec, "ignore")}))
+
+
+_MOJIBAKE = re.compile(f"[{_read_as(_LEADS)}][{_read_as(bytes(range(0x80, 0xC0)))}]")
 _LINE_BREAK = re.compile("[\r\n\t\x85\u2028\u2029]")
 # White space and what shows nothing either (zero-width, joiners, bidi marks, soft hyphen,
 # variation selectors, BOM, Hangul fillers): a text of only these looks empty everywhere.
@@ -104,8 +112,8 @@ def _xml_chars(value: str) -> str:
             {"code": f"{ord(found):04X}", "why": why},
         )
     if _MOJIBAKE.search(value):  # as the W3C validator tells "latin characters double encoded"
-        w3c = ", which the W3C validator warns of"  # it looks for Latin-1's only
-        for codec, name, why in (("latin-1", "Latin-1", w3c), ("cp1252", "Windows-1252", "")):
+        for codec, name in _READ_AS:
+            why = ", which the W3C validator warns of" if codec == "latin-1" else ""  # its only
             with contextlib.suppress(UnicodeError):
                 meant = value.encode(codec).decode("utf-8")
                 raise PydanticCustomError(
