@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.3.5"
+__version__ = "0.3.6"
 
 from .build import BuildResult, build  # after __version__, which it reads
 from .clock import Clock
