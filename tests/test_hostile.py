@@ -116,6 +116,14 @@ BAD_VALUES = [
      "has the address 0.0.0.0, of one network's own, which no reader elsewhere reaches"),
     ("a scheme without its colon", "page", "https//example.org/a/b",
      "starts 'https//', a URL without its ':'; write https://"),
+    # Published as pages below the site (a helper, as a maintainer).
+    ("a host without a scheme", "page", "www.example.org/x",
+     "starts 'www.', a host without its scheme; write https://www.example.org/x"),
+    ("the template's placeholder", "page", "https://example.org/guide/inference/...",
+     "holds '...', a placeholder: write the page's address, or leave the link out"),
+    ("a placeholder in a link", "summary", "[x](cuda/…)",
+     "link target 'cuda/…': holds '...', a placeholder: write the page's address, or leave the "
+     "link out"),
     ("a host with an empty label", "page", "https://www..example.org/x",
      "has a host name with characters no host name has: 'www..example.org'"),
     ("a host label starting with '-'", "page", "https://example.-org/x",

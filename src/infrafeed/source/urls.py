@@ -40,6 +40,8 @@ def check_reference(value: str, *, public: bool = True) -> str | None:
         return "must not contain a backslash; use '/'"
     if _link_title(value):  # Markdown's [text](url "title"): no title is shown here
         return 'holds a link title ("..." after the URL), which is not supported; remove it'
+    if re.search(r"(^|/)(\.\.\.|…)($|[/?#])", value):  # the template's "inference/..."
+        return "holds '...', a placeholder: write the page's address, or leave the link out"
     if match := _SCHEME.match(value):
         scheme = match.group(1).lower()
         if scheme not in ("http", "https"):
@@ -79,6 +81,8 @@ def check_reference(value: str, *, public: bool = True) -> str | None:
         return "a URL starting with '//' leaves the site; write https://host/... instead"
     if typo := re.match(r"(https?)/+", value, re.I):  # else a page below the site: "https/x"
         return f"starts '{typo.group()}', a URL without its ':'; write {typo[1]}://"
+    if value[:4].lower() == "www.":  # else a page below the site: "www.example.org/x"
+        return f"starts 'www.', a host without its scheme; write https://{value}"
     return None
 
 
