@@ -235,6 +235,9 @@ def test_files_that_are_not_entries_are_named_and_misfiled_releases_refused(
         f"{small_site.as_posix()}/2025/2026-03-09.toml: (file name): is in the folder 2025 but "
         "is a release of 2026; move it to the folder 2026"
     ) in stderr
+    # The files left out are named with the problems too, before them: one may be why (a
+    # helper's "every problem at once", which the warnings were not).
+    assert stderr.startswith(f"warning: {small_site.as_posix()}/2026/2026-03-05.toml~: not an ")
 
 
 def test_a_file_name_that_is_not_utf8_is_shown_with_its_bytes(

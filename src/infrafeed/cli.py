@@ -88,10 +88,12 @@ def check(entries: Path) -> None:
     from .source.loader import dated_ahead, describe, validate
 
     snapshot = read_entries(entries, __version__)
+    for warning in snapshot.warnings:  # before the problems: a file left out may be why
+        _say(f"warning: {warning}", err=True)
     changelog = validate(snapshot)
     committed_ids(snapshot.published_ids)  # the id guard's memory: build refuses it damaged
     dates = [(rf.path, rf.date) for rf in changelog.releases]
-    for warning in [*snapshot.warnings, *dated_ahead(changelog.site, dates, SYSTEM.now())]:
+    for warning in dated_ahead(changelog.site, dates, SYSTEM.now()):
         _say(f"warning: {warning}", err=True)
     _say(describe(changelog))
 
