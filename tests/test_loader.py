@@ -218,6 +218,15 @@ BAD_RELEASES = [
         ],
     ),
     (
+        # A block copied from the chapter before (a helper, as a maintainer).
+        "a number of another chapter than its group's",
+        GOOD_RELEASE.replace("module = 2\n", "module = 2\nchapter = 4\n"),
+        [
+            "groups[1].articles[1].number: 3.1 is a number of chapter 3, but its group's chapter "
+            "is 4: fix the number, or set the article's own chapter"
+        ],
+    ),
+    (
         "javascript: URL",
         GOOD_RELEASE + 'page = "javascript:alert(1)"\n',
         [

@@ -445,9 +445,19 @@ def _check_modules(site: Site, rf: ReleaseFile) -> Iterator[Problem]:
             why = "an article needs a module: set module on the article or on its group"
             yield Problem(rf.path, f"{where}.module", why)
         yield from unknown(f"{where}.module", change.module)
+        # "6.1" shown beside "Chương 7": a block copied from the chapter before, most likely.
+        if isinstance(change, Article) and change.number and "." in change.number:
+            chapter, first = change.chapter or group.chapter, int(change.number.split(".")[0])
+            if chapter is not None and first != chapter:
+                whose = "its group's chapter" if change.chapter is None else "its chapter"
+                why = (
+                    f"{change.number} is a number of chapter {first}, but {whose} is {chapter}: "
+                    "fix the number, or set the article's own chapter"
+                )
+                yield Problem(rf.path, f"{where}.number", why)
 
 
-# What the check across files needs of one change: (date, id, kind, field).
+# What the check across files needs of one change.
 IdKey = tuple[str, str, str, str, str | None]  # day, id, kind, where, page
 
 
