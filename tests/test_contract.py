@@ -238,6 +238,13 @@ def test_files_that_are_not_entries_are_named_and_misfiled_releases_refused(
     # The files left out are named with the problems too, before them: one may be why (a
     # helper's "every problem at once", which the warnings were not).
     assert stderr.startswith(f"warning: {small_site.as_posix()}/2026/2026-03-05.toml~: not an ")
+    # A build refused by the id guard names them too: here, a published release renamed.
+    (small_site / "2025" / "2026-03-09.toml").unlink()
+    (small_site / "2026" / "2026-03-02.toml").rename(small_site / "2026" / "2026-03-02.tom")
+    code, _, stderr = _build(run_cli, small_site, tmp_path / "out", "-q")
+    assert code == 3
+    assert f"warning: {small_site.as_posix()}/2026/2026-03-02.tom: not an entry file" in stderr
+    assert "no release file is dated 2026-03-02 any more" in stderr
 
 
 def test_a_file_name_that_is_not_utf8_is_shown_with_its_bytes(

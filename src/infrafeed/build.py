@@ -123,9 +123,14 @@ def build(
             off = () if page is None or previous.page else (_PAGE_OFF.format(page),)
             result = BuildResult(Report((), shown(files), (), ()), True, warnings=off)
         else:
-            result = _publish(
-                snapshot, out, previous, inputs, cache, page, allow_changes, locked_ids, clock
-            )
+            try:
+                result = _publish(
+                    snapshot, out, previous, inputs, cache, page, allow_changes, locked_ids, clock
+                )
+            except InfraFeedError as exc:  # a file left out may be why: the guard misses it
+                for warning in warnings:
+                    exc.add_note(f"warning: {warning}")
+                raise
         result = result._replace(warnings=warnings + result.warnings)
         return _pinged(result, out, snapshot.site, clock) if ping else result
 

@@ -281,6 +281,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"infrafeed: interrupted{after}", err=True)
         return EXIT_INTERRUPTED
     except (DataError, GuardError) as exc:
+        for note in getattr(exc, "__notes__", ()):  # the build's warnings
+            _say(note, err=True)
         lines = exc.violations if isinstance(exc, GuardError) else [str(p) for p in exc.problems]
         for line in lines[:_SHOWN]:
             _say(line, err=True)
@@ -293,6 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"infrafeed: {exc}{'; nothing was written' if writes else ''}", err=True)
         return EXIT_DATA
     except (InfraFeedError, OSError) as exc:
+        for note in getattr(exc, "__notes__", ()):
+            _say(note, err=True)
         _say(f"infrafeed: {exc}", err=True)
         codes: dict[type, int] = {
             LockBusy: EXIT_LOCKED,
