@@ -206,18 +206,6 @@ BAD_RELEASES = [
         ],
     ),
     (
-        # The same article new again under another id: a second item for every reader (a
-        # helper changed an id and kept the page).
-        "an article's page new again under another id",
-        GOOD_RELEASE + 'page = "https://example.org/guide/cuda/41-cuda-gemm"\n',
-        [
-            "groups[1].articles[1].page: https://example.org/guide/cuda/41-cuda-gemm was already "
-            "new on 2026-03-05 as 'cuda-gemm' ({entries}/2026/2026-03-05.toml "
-            "groups[1].articles[2]): a later change to that article takes its id and another "
-            "kind, such as 'revised'; if this is another article, give it its own page"
-        ],
-    ),
-    (
         # A block copied from the chapter before (a helper, as a maintainer).
         "a number of another chapter than its group's",
         GOOD_RELEASE.replace("module = 2\n", "module = 2\nchapter = 4\n"),

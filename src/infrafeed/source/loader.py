@@ -458,15 +458,14 @@ def _check_modules(site: Site, rf: ReleaseFile) -> Iterator[Problem]:
 
 
 # What the check across files needs of one change.
-IdKey = tuple[str, str, str, str, str | None]  # day, id, kind, where, page
+IdKey = tuple[str, str, str, str]  # day, id, kind, where
 
 
 def release_keys(rf: ReleaseFile) -> tuple[IdKey, ...]:
     """Each change of ``rf`` as the uniqueness check sees it."""
     day = rf.date.isoformat()
     return tuple(
-        (day, change.id, group.kind, where, change.page)
-        for where, group, change in rf.release.changes()
+        (day, change.id, group.kind, where) for where, group, change in rf.release.changes()
     )
 
 
@@ -477,7 +476,6 @@ def check_unique(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Proble
     seen: dict[tuple[str, str, str], str] = {}
     files: dict[str, str] = {}
     introduced: dict[str, tuple[str, str]] = {}  # an article's id: the day and place it was new
-    pages: dict[str, tuple[str, str, str]] = {}  # a new article's page: its id, day and place
 
     def order(release: tuple[str, Sequence[IdKey]]) -> tuple[str, int, str]:
         stem = PurePosixPath(release[0]).stem  # YYYY-MM-DD or YYYY-MM-DD-N
@@ -494,7 +492,7 @@ def check_unique(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Proble
             )
             problems.append(Problem(path, "(file name)", why))
             continue  # a copy's ids are its first's: one problem is enough
-        for day, item_id, kind, where, page in keys:
+        for day, item_id, kind, where in keys:
             here = f"{path} {where}"
             if (first := seen.setdefault((day, item_id, kind), here)) != here:
                 why = (
@@ -511,18 +509,6 @@ def check_unique(releases: Iterable[tuple[str, Sequence[IdKey]]]) -> list[Proble
                         "needs its own id"
                     )
                     problems.append(Problem(path, f"{where}.id", why))
-                    continue
-                # The same article under another id: a second item, new again, for every reader.
-                if page is None:
-                    continue
-                known, was, first = pages.setdefault(page, (item_id, day, here))
-                if known != item_id:
-                    why = (
-                        f"{page} was already new on {was} as '{known}' ({first}): a later change "
-                        "to that article takes its id and another kind, such as 'revised'; if "
-                        "this is another article, give it its own page"
-                    )
-                    problems.append(Problem(path, f"{where}.page", why))
     return problems
 
 
