@@ -740,7 +740,8 @@ def test_moving_a_published_article_to_another_module_says_so(
 ) -> None:
     """The message said its release had no such change any more, though it had."""
     build(small_site)
-    edit(small_site / "2026" / "2026-03-05.toml", GEMM, GEMM.replace("chapter = 4", "module = 1"))
+    moved = GEMM.replace("chapter = 4", "chapter = 4\nmodule = 1")
+    edit(small_site / "2026" / "2026-03-05.toml", GEMM, moved)
     code, stdout, stderr = build(small_site)
     assert (code, stdout) == (3, "")
     assert stderr.splitlines()[0] == (
