@@ -81,12 +81,17 @@ def test_thousands_of_mistakes_in_a_file_are_each_counted(small_site: Path) -> N
     assert all(": groups[1].articles[1].k" in problem for problem in found)
 
 
-@pytest.mark.parametrize("title", ["CAFÉ…", "Gruß—Team", "Ý…"])
+@pytest.mark.parametrize("title", ["CAFÉ…", "Gruß—Team", "Ý…", "và…", "Thì…"])
+@pytest.mark.parametrize("form", ["NFC", "NFD"])
 def test_latin_letters_beside_windows_punctuation_are_no_mojibake(
-    small_site: Path, title: str
+    small_site: Path, title: str, form: str
 ) -> None:
-    """Re-encoded in Windows-1252, "CAFÉ…" is UTF-8 ("CAFɅ"): refused as mojibake (a review)."""
-    write_release(small_site, GOOD_RELEASE.replace("Tối ưu toán tử CUDA Reduce", title))
+    """Re-encoded in Windows-1252, "CAFÉ…" is UTF-8 ("CAFɅ"): refused as mojibake (a review);
+    so was "và…" in NFD, its grave accent being Windows-1258's 0xCC (another)."""
+    import unicodedata
+
+    typed = unicodedata.normalize(form, title)
+    write_release(small_site, GOOD_RELEASE.replace("Tối ưu toán tử CUDA Reduce", typed))
     assert load(small_site).releases[0].release.groups[0].articles[0].title == title
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import itertools
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -73,13 +74,15 @@ _FROM_U1FFFE = re.compile("[\U0001fffe-\U0010ffff]")
 # A UTF-8 lead byte of what such text holds (C2/C3 of Latin-1; C4-C6: Đ, Ơ, Ư; CC/CD:
 # combining tones; 3- and 4-byte leads), then a continuation byte, read as Latin-1, Windows-1252
 # or Windows-1258, Vietnamese Windows' own ("Ã©" for "é"; "Æ°" and "á»‘" for "ư" and "ố", "‘"
-# being Windows-1252's 0x91; "trĂºc" for "trúc").
+# being Windows-1252's 0x91; "trĂºc" for "trúc"). Not Windows-1258's combining marks for CC,
+# EC and F2: decomposed (NFD) Vietnamese holds them, before "…" too.
 _READ_AS = (("latin-1", "Latin-1"), ("cp1252", "Windows-1252"), ("cp1258", "Windows-1258"))
 _LEADS = bytes([*range(0xC2, 0xC7), 0xCC, 0xCD, *range(0xE0, 0xF5)])
 
 
 def _read_as(data: bytes) -> str:
-    return "".join(sorted({c for codec, _ in _READ_AS for c in data.decode(codec, "ignore")}))
+    found = {c for codec, _ in _READ_AS for c in data.decode(codec, "ignore")}
+    return "".join(sorted(c for c in found if not unicodedata.combining(c)))
 
 
 _MOJIBAKE = re.compile(f"[{_read_as(_LEADS)}][{_read_as(bytes(range(0x80, 0xC0)))}]")
@@ -111,16 +114,19 @@ def _xml_chars(value: str) -> str:
             "contains the character U+{code}, {why}; remove it",
             {"code": f"{ord(found):04X}", "why": why},
         )
-    if _MOJIBAKE.search(value):  # as the W3C validator tells "latin characters double encoded"
-        for codec, name in _READ_AS:
-            why = ", which the W3C validator warns of" if codec == "latin-1" else ""  # its only
-            with contextlib.suppress(UnicodeError):
-                meant = value.encode(codec).decode("utf-8")
+    # As the W3C validator tells "latin characters double encoded": the whole text, then each
+    # word, since one word typed right ("Module 4 · Kiáº¿n") hides the others' from the first.
+    words = (value, *value.split(" ")) if _MOJIBAKE.search(value) else ()
+    for text, (codec, name) in itertools.product(words, _READ_AS):
+        why = ", which the W3C validator warns of" if codec == "latin-1" else ""  # its only
+        with contextlib.suppress(UnicodeError):
+            meant = text.encode(codec).decode("utf-8")
+            if meant != text:  # a word of ASCII
                 raise PydanticCustomError(
                     "mojibake",
                     "looks like UTF-8 read as {codec} ('{value}' for '{meant}'){why}; write it "
                     "as meant",
-                    {"codec": name, "value": value[:60], "meant": meant[:60], "why": why},
+                    {"codec": name, "value": text[:60], "meant": meant[:60], "why": why},
                 )
     return unicodedata.normalize("NFC", value)
 
