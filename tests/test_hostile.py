@@ -118,7 +118,12 @@ BAD_VALUES = [
      "starts 'https//', a URL without its ':'; write https://"),
     # Published as pages below the site (a helper, as a maintainer).
     ("a host without a scheme", "page", "www.example.org/x",
-     "starts 'www.', a host without its scheme; write https://www.example.org/x"),
+     "starts 'www.example.org', a host without its scheme: write https://www.example.org/x, or "
+     "./www.example.org/x for a page of the site"),
+    ("a host of a common domain without a scheme", "summary", "[x](github.com/NVIDIA/cutlass)",
+     "link target 'github.com/NVIDIA/cutlass': starts 'github.com', a host without its scheme: "
+     "write https://github.com/NVIDIA/cutlass, or ./github.com/NVIDIA/cutlass for a page of the "
+     "site"),
     ("the template's placeholder", "page", "https://example.org/guide/inference/...",
      "holds '...', a placeholder: write the page's address, or leave the link out"),
     ("a placeholder in a link", "summary", "[x](cuda/…)",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from infrafeed.source.urls import absolute
+from infrafeed.source.urls import absolute, check_reference
 
 
 @pytest.mark.parametrize(
@@ -23,3 +23,18 @@ from infrafeed.source.urls import absolute
 )
 def test_a_reference_becomes_a_uri(reference: str, expected: str) -> None:
     assert absolute("https://example.org/guide", reference) == expected
+
+
+@pytest.mark.parametrize(
+    "reference",
+    [
+        "www.html", "www-notes/x", "v0.32.0/x", "index.html", "compare/v1.0...v2.0",
+        "./github.com/x", "https://example.org/search?path=/...", "https://example.org/app#/...",
+    ],
+)  # fmt: skip
+def test_pages_of_the_site_that_look_like_hosts_or_placeholders_are_allowed(
+    reference: str,
+) -> None:
+    """Only a host of www. or of a common top-level domain first, and a path segment "..."
+    (not in a query or fragment), are refused (a reviewer's near misses)."""
+    assert check_reference(reference) is None

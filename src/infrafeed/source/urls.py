@@ -13,6 +13,13 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
+# A link to "www.example.org/x" or "github.com/x" that lost its "https://" (a maintainer's
+# paste): a host of www. or of a common top-level domain first.
+_HOST_FIRST = re.compile(
+    r"((?:www(?:\.[a-z0-9-]+){2,}"
+    r"|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|ai|edu|gov|vn|cn))\.?)(?:$|/)",
+    re.IGNORECASE,
+)
 # Labels of letters, digits and inner hyphens ("www..x.org" and "x.-org" are none).
 _HOST = re.compile(
     r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.?"
@@ -40,7 +47,7 @@ def check_reference(value: str, *, public: bool = True) -> str | None:
         return "must not contain a backslash; use '/'"
     if _link_title(value):  # Markdown's [text](url "title"): no title is shown here
         return 'holds a link title ("..." after the URL), which is not supported; remove it'
-    if re.search(r"(^|/)(\.\.\.|…)($|[/?#])", value):  # the template's "inference/..."
+    if re.search(r"(^|/)(\.\.\.|…)($|/)", value.partition("#")[0].partition("?")[0]):
         return "holds '...', a placeholder: write the page's address, or leave the link out"
     if match := _SCHEME.match(value):
         scheme = match.group(1).lower()
@@ -81,8 +88,11 @@ def check_reference(value: str, *, public: bool = True) -> str | None:
         return "a URL starting with '//' leaves the site; write https://host/... instead"
     if typo := re.match(r"(https?)/+", value, re.I):  # else a page below the site: "https/x"
         return f"starts '{typo.group()}', a URL without its ':'; write {typo[1]}://"
-    if value[:4].lower() == "www.":  # else a page below the site: "www.example.org/x"
-        return f"starts 'www.', a host without its scheme; write https://{value}"
+    if host := _HOST_FIRST.match(value):  # else a page below the site: "github.com/x"
+        return (
+            f"starts '{host[1]}', a host without its scheme: write https://{value}, or "
+            f"./{value} for a page of the site"
+        )
     return None
 
 
