@@ -88,9 +88,9 @@ def check_reference(value: str, *, public: bool = True) -> str | None:
         return "a URL starting with '//' leaves the site; write https://host/... instead"
     if typo := re.match(r"(https?)/+", value, re.I):  # else a page below the site: "https/x"
         return f"starts '{typo.group()}', a URL without its ':'; write {typo[1]}://"
-    if host := _HOST_FIRST.match(value):  # else a page below the site: "github.com/x"
+    if bare := _HOST_FIRST.match(value):  # else a page below the site: "github.com/x"
         return (
-            f"starts '{host[1]}', a host without its scheme: write https://{value}, or "
+            f"starts '{bare[1]}', a host without its scheme: write https://{value}, or "
             f"./{value} for a page of the site"
         )
     return None
