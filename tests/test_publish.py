@@ -1444,3 +1444,14 @@ def test_a_build_run_from_a_folder_the_new_tree_lacks_keeps_its_relative_paths(
     code, _, err = run_cli("build", "-q", "--allow-changes", "--entries", entries, "--out", output)
     assert (code, err) == (0, "")
     assert "module-gpu" in (small_site / "published-ids.txt").read_text("utf-8")
+
+
+def test_a_module_with_no_items_yet_is_not_said_to_be_updated(
+    with_extra_module: Path, out: Path
+) -> None:
+    """Its card said "0 mục mới nhất · cập nhật 01/01/2026", [ids] date, from before the module
+    existed (a helper following README)."""
+    for page in ("index.html", "modules/extra/index.html"):
+        text = (out / page).read_text(encoding="utf-8")
+        assert '<p class="meta">0 mục mới nhất ·\nđầy đủ mọi mục</p>' in text
+    assert "cập nhật <time" in (out / "modules/cuda/index.html").read_text(encoding="utf-8")
