@@ -161,10 +161,13 @@ BAD_VALUES = [
     ("Windows-1258 mojibake in a title", "title", "Ki\u00e1\u00ba\u00bfn tr\u0102\u00bac",
      "looks like UTF-8 read as Windows-1258 ('Ki\u00e1\u00ba\u00bfn tr\u0102\u00bac' for "
      "'Ki\u1ebfn tr\u00fac'); write it as meant"),
-    # One word typed right hid the others' from a check of the whole text (a reviewer).
+    # One character typed right hid the rest from a check of the whole text (reviewers).
     ("mojibake beside a word typed right", "context", "Module 4 · Ki\u00e1\u00ba\u00bfn",
-     "looks like UTF-8 read as Latin-1 ('Ki\u00e1\u00ba\u00bfn' for 'Ki\u1ebfn'), which the W3C "
-     "validator warns of; write it as meant"),
+     "looks like UTF-8 read as Latin-1 ('Module 4 · Ki\u00e1\u00ba\u00bfn' for 'Module 4 · "
+     "Ki\u1ebfn'), which the W3C validator warns of; write it as meant"),
+    ("mojibake in guillemets", "context", "Chương 6 «Ki\u00e1\u00ba\u00bfn tr\u00c3\u00bac»",
+     "looks like UTF-8 read as Latin-1 ('Chương 6 «Ki\u00e1\u00ba\u00bfn tr\u00c3\u00bac»' for "
+     "'Chương 6 «Ki\u1ebfn trúc»'), which the W3C validator warns of; write it as meant"),
     ("replacement character in a title", "title", "T\ufffdi \u01b0u",
      "contains the character U+FFFD, the replacement character, left where a conversion lost "
      "one; remove it"),

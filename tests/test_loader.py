@@ -81,13 +81,18 @@ def test_thousands_of_mistakes_in_a_file_are_each_counted(small_site: Path) -> N
     assert all(": groups[1].articles[1].k" in problem for problem in found)
 
 
-@pytest.mark.parametrize("title", ["CAFÉ…", "Gruß—Team", "Ý…", "và…", "Thì…"])
+@pytest.mark.parametrize(
+    "title",
+    ["CAFÉ…", "Gruß—Team", "Ý…", "và…", "Thì…", "Café… và… nhiều hơn", "AQUÍ…", "và\u00a0…",
+     "Câu hỏi “KV cache là gì…”", "Tóm tắt “nhanh quá…”", "« Qualité\u00a0» du service"],
+)  # fmt: skip
 @pytest.mark.parametrize("form", ["NFC", "NFD"])
 def test_latin_letters_beside_windows_punctuation_are_no_mojibake(
     small_site: Path, title: str, form: str
 ) -> None:
     """Re-encoded in Windows-1252, "CAFÉ…" is UTF-8 ("CAFɅ"): refused as mojibake (a review);
-    so was "và…" in NFD, its grave accent being Windows-1258's 0xCC (another)."""
+    so were "và…" in NFD, its grave accent being Windows-1258's 0xCC, and "gì…”", whose
+    letters read back as Hangul (reviewers)."""
     import unicodedata
 
     typed = unicodedata.normalize(form, title)

@@ -71,13 +71,13 @@ _XML_REFUSED = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_REPLACEMENT}{_NONCHARACTER
 # with the BMP part alone, which then finds the same.
 _XML_REFUSED_IN_BMP = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_REPLACEMENT}\ufdd0-\ufdef]")
 _FROM_U1FFFE = re.compile("[\U0001fffe-\U0010ffff]")
-# A UTF-8 lead byte of what such text holds (C2/C3 of Latin-1; C4-C6: Đ, Ơ, Ư; CC/CD:
-# combining tones; 3- and 4-byte leads), then a continuation byte, read as Latin-1, Windows-1252
-# or Windows-1258, Vietnamese Windows' own ("Ã©" for "é"; "Æ°" and "á»‘" for "ư" and "ố", "‘"
-# being Windows-1252's 0x91; "trĂºc" for "trúc"). Not Windows-1258's combining marks for CC,
-# EC and F2: decomposed (NFD) Vietnamese holds them, before "…" too.
+# A UTF-8 lead byte of what such text holds (C2/C3 of Latin-1; C4-C6: Đ, Ơ, Ư; 3- and 4-byte
+# leads), then continuation bytes, read as Latin-1, Windows-1252 or Windows-1258, Vietnamese
+# Windows' own ("Ã©" for "é"; "Æ°" and "á»‘" for "ư" and "ố", "‘" being Windows-1252's 0x91;
+# "trĂºc" for "trúc"). Not Windows-1258's combining marks for EC and F2: decomposed (NFD)
+# Vietnamese holds them, before "…" too.
 _READ_AS = (("latin-1", "Latin-1"), ("cp1252", "Windows-1252"), ("cp1258", "Windows-1258"))
-_LEADS = bytes([*range(0xC2, 0xC7), 0xCC, 0xCD, *range(0xE0, 0xF5)])
+_LEADS = bytes([*range(0xC2, 0xC7), *range(0xE0, 0xF5)])
 
 
 def _read_as(data: bytes) -> str:
@@ -85,7 +85,36 @@ def _read_as(data: bytes) -> str:
     return "".join(sorted(c for c in found if not unicodedata.combining(c)))
 
 
-_MOJIBAKE = re.compile(f"[{_read_as(_LEADS)}][{_read_as(bytes(range(0x80, 0xC0)))}]")
+_MOJIBAKE = re.compile(f"[{_read_as(_LEADS)}][{_read_as(bytes(range(0x80, 0xC0)))}]{{1,3}}")
+# What such a run, read back, is when it is Latin or Vietnamese text: a letter (Latin-1 to
+# Latin Extended-B, Vietnamese's) or punctuation ("…", "“"). Runs of correct text ("gì…”",
+# French "é »") read back as Hangul or CJK.
+_LETTERS = "\u00c0-\u024f\u1e00-\u1eff\u2000-\u206f"
+_MEANT = re.compile(f"[{_LETTERS}]")
+_MEANT_WHOLE = re.compile(f"[\x00-\x7f{_LETTERS}\u3000-\u9fff]*")  # Chinese and Japanese too
+
+
+def _mojibake(value: str) -> tuple[str, str] | None:
+    """The code page UTF-8 ``value`` was read as, and the text meant; None if it looks right."""
+    for codec, name in _READ_AS:  # the whole text: Chinese read as Latin-1 too
+        with contextlib.suppress(UnicodeError):
+            if _MEANT_WHOLE.fullmatch(meant := value.encode(codec).decode("utf-8")):
+                return name, meant
+    names: list[str] = []  # else each run: one word typed right hides none ("Module 4 · Kiáº¿n")
+
+    def read_back(run: re.Match[str]) -> str:
+        text = run.group()
+        for (codec, name), end in itertools.product(_READ_AS, range(2, len(text) + 1)):
+            with contextlib.suppress(UnicodeError):
+                if _MEANT.fullmatch(meant := text[:end].encode(codec).decode("utf-8")):
+                    names.append(name)
+                    return meant + text[end:]
+        return text
+
+    meant = _MOJIBAKE.sub(read_back, value)
+    return (names[0], meant) if names else None
+
+
 _LINE_BREAK = re.compile("[\r\n\t\x85\u2028\u2029]")
 # White space and what shows nothing either (zero-width, joiners, bidi marks, soft hyphen,
 # variation selectors, BOM, Hangul fillers): a text of only these looks empty everywhere.
@@ -114,20 +143,19 @@ def _xml_chars(value: str) -> str:
             "contains the character U+{code}, {why}; remove it",
             {"code": f"{ord(found):04X}", "why": why},
         )
-    # As the W3C validator tells "latin characters double encoded": the whole text, then each
-    # word, since one word typed right ("Module 4 · Kiáº¿n") hides the others' from the first.
-    words = (value, *value.split(" ")) if _MOJIBAKE.search(value) else ()
-    for text, (codec, name) in itertools.product(words, _READ_AS):
-        why = ", which the W3C validator warns of" if codec == "latin-1" else ""  # its only
-        with contextlib.suppress(UnicodeError):
-            meant = text.encode(codec).decode("utf-8")
-            if meant != text:  # a word of ASCII
-                raise PydanticCustomError(
-                    "mojibake",
-                    "looks like UTF-8 read as {codec} ('{value}' for '{meant}'){why}; write it "
-                    "as meant",
-                    {"codec": name, "value": text[:60], "meant": meant[:60], "why": why},
-                )
+    # As the W3C validator tells "latin characters double encoded" (Latin-1's only).
+    if _MOJIBAKE.search(value) and (read_as := _mojibake(value)):
+        name, meant = read_as
+        raise PydanticCustomError(
+            "mojibake",
+            "looks like UTF-8 read as {codec} ('{value}' for '{meant}'){why}; write it as meant",
+            {
+                "codec": name,
+                "value": value[:60],
+                "meant": meant[:60],
+                "why": ", which the W3C validator warns of" if name == "Latin-1" else "",
+            },
+        )
     return unicodedata.normalize("NFC", value)
 
 
