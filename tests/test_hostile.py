@@ -120,6 +120,9 @@ BAD_VALUES = [
     ("a host without a scheme", "page", "www.example.org/x",
      "starts 'www.example.org', a host without its scheme: write https://www.example.org/x, or "
      "./www.example.org/x for a page of the site"),
+    ("Hugging Face without a scheme", "page", "huggingface.co/meta-llama",
+     "starts 'huggingface.co', a host without its scheme: write https://huggingface.co/meta-llama, "
+     "or ./huggingface.co/meta-llama for a page of the site"),
     ("a host of a common domain without a scheme", "summary", "[x](github.com/NVIDIA/cutlass)",
      "link target 'github.com/NVIDIA/cutlass': starts 'github.com', a host without its scheme: "
      "write https://github.com/NVIDIA/cutlass, or ./github.com/NVIDIA/cutlass for a page of the "

@@ -81,6 +81,16 @@ def test_thousands_of_mistakes_in_a_file_are_each_counted(small_site: Path) -> N
     assert all(": groups[1].articles[1].k" in problem for problem in found)
 
 
+def test_a_chapter_0_article_is_not_held_to_its_groups_chapter(small_site: Path) -> None:
+    """ "0.1" in a group of chapter 1 was an error whose fix could not be made: a chapter is at
+    least 1 (a reviewer)."""
+    write_release(
+        small_site,
+        GOOD_RELEASE.replace('"3.1"', '"0.1"').replace("module = 2\n", "module = 2\nchapter = 1\n"),
+    )
+    assert load(small_site).releases[0].release.groups[0].articles[0].number == "0.1"
+
+
 @pytest.mark.parametrize(
     "title",
     ["CAFÉ…", "Gruß—Team", "Ý…", "và…", "Thì…", "Café… và… nhiều hơn", "AQUÍ…", "và\u00a0…",

@@ -448,7 +448,7 @@ def _check_modules(site: Site, rf: ReleaseFile) -> Iterator[Problem]:
         # "6.1" shown beside "Chương 7": a block copied from the chapter before, most likely.
         if isinstance(change, Article) and change.number and "." in change.number:
             chapter, first = change.chapter or group.chapter, int(change.number.split(".")[0])
-            if chapter is not None and first != chapter:
+            if chapter is not None and first not in (0, chapter):  # a chapter 0 has no group
                 whose = "its group's chapter" if change.chapter is None else "its chapter"
                 why = (
                     f"{change.number} is a number of chapter {first}, but {whose} is {chapter}: "

@@ -17,7 +17,8 @@ _CONTROL = re.compile("[\x00-\x1f\x7f]")
 # paste): a host of www. or of a common top-level domain first.
 _HOST_FIRST = re.compile(
     r"((?:www(?:\.[a-z0-9-]+){2,}"
-    r"|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|ai|edu|gov|vn|cn))\.?)(?:$|/)",
+    r"|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|co|uk|dev|ai|edu|gov|vn|cn)))"
+    r"(?:$|[/?#])",
     re.IGNORECASE,
 )
 # Labels of letters, digits and inner hyphens ("www..x.org" and "x.-org" are none).
