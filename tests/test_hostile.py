@@ -120,6 +120,13 @@ BAD_VALUES = [
     ("a host without a scheme", "page", "www.example.org/x",
      "starts 'www.example.org', a host without its scheme: write https://www.example.org/x, or "
      "./www.example.org/x for a page of the site"),
+    ("a dev server's address without a scheme", "page", "127.0.0.1:4321/AIInfraGuide/x",
+     "starts '127.0.0.1:4321', a host without its scheme: write "
+     "https://127.0.0.1:4321/AIInfraGuide/x, or ./127.0.0.1:4321/AIInfraGuide/x for a page of "
+     "the site"),
+    ("a short link without a scheme", "summary", "[video](youtu.be/abc)",
+     "link target 'youtu.be/abc': starts 'youtu.be', a host without its scheme: write "
+     "https://youtu.be/abc, or ./youtu.be/abc for a page of the site"),
     ("Hugging Face without a scheme", "page", "huggingface.co/meta-llama",
      "starts 'huggingface.co', a host without its scheme: write https://huggingface.co/meta-llama, "
      "or ./huggingface.co/meta-llama for a page of the site"),
@@ -168,6 +175,9 @@ BAD_VALUES = [
     ("mojibake beside a word typed right", "context", "Module 4 · Ki\u00e1\u00ba\u00bfn",
      "looks like UTF-8 read as Latin-1 ('Module 4 · Ki\u00e1\u00ba\u00bfn' for 'Module 4 · "
      "Ki\u1ebfn'), which the W3C validator warns of; write it as meant"),
+    ("mojibake of a sign", "summary", "Nhiệt độ 85\u00c2\u00b0C",
+     "looks like UTF-8 read as Latin-1 ('Nhiệt độ 85\u00c2\u00b0C' for 'Nhiệt độ 85°C'), which the "
+     "W3C validator warns of; write it as meant"),
     ("mojibake in guillemets", "context", "Chương 6 «Ki\u00e1\u00ba\u00bfn tr\u00c3\u00bac»",
      "looks like UTF-8 read as Latin-1 ('Chương 6 «Ki\u00e1\u00ba\u00bfn tr\u00c3\u00bac»' for "
      "'Chương 6 «Ki\u1ebfn trúc»'), which the W3C validator warns of; write it as meant"),

@@ -94,7 +94,8 @@ def test_a_chapter_0_article_is_not_held_to_its_groups_chapter(small_site: Path)
 @pytest.mark.parametrize(
     "title",
     ["CAFÉ…", "Gruß—Team", "Ý…", "và…", "Thì…", "Café… và… nhiều hơn", "AQUÍ…", "và\u00a0…",
-     "Câu hỏi “KV cache là gì…”", "Tóm tắt “nhanh quá…”", "« Qualité\u00a0» du service"],
+     "Câu hỏi “KV cache là gì…”", "Tóm tắt “nhanh quá…”", "« Qualité\u00a0» du service",
+     "Mục “ĐÃ” và “CHƯA”", "MÃ\u00a0NGUỒN MỞ", "CHƯA XONG, NHƯNG ĐÃ…"],
 )  # fmt: skip
 @pytest.mark.parametrize("form", ["NFC", "NFD"])
 def test_latin_letters_beside_windows_punctuation_are_no_mojibake(

@@ -30,7 +30,7 @@ def test_a_reference_becomes_a_uri(reference: str, expected: str) -> None:
     [
         "www.html", "www-notes/x", "v0.32.0/x", "index.html", "compare/v1.0...v2.0",
         "./github.com/x", "https://example.org/search?path=/...", "https://example.org/app#/...",
-        "x.co.md", "llama.cpp/build", "node.js/intro",
+        "x.co.md", "llama.cpp/build", "node.js/intro", "kernel.cc", "libcudart.so", "1.2/x",
     ],
 )  # fmt: skip
 def test_pages_of_the_site_that_look_like_hosts_or_placeholders_are_allowed(

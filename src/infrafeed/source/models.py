@@ -86,24 +86,28 @@ def _read_as(data: bytes) -> str:
 
 
 _MOJIBAKE = re.compile(f"[{_read_as(_LEADS)}][{_read_as(bytes(range(0x80, 0xC0)))}]{{1,3}}")
-# What such a run, read back, is when it is Latin or Vietnamese text: a letter (Latin-1 to
-# Latin Extended-B, Vietnamese's) or punctuation ("…", "“"). Runs of correct text ("gì…”",
-# French "é »") read back as Hangul or CJK.
-_LETTERS = "\u00c0-\u024f\u1e00-\u1eff\u2000-\u206f"
+# What such a run, read back, is when it is Latin or Vietnamese text: a letter or sign (Latin-1
+# to Latin Extended-B, Vietnamese's: "Â·" for "·") or punctuation ("…", "“"). Runs of correct
+# text ("gì…”", French "é »") read back as Hangul or CJK.
+_LETTERS = "\u00a0-\u024f\u1e00-\u1eff\u2000-\u206f"
 _MEANT = re.compile(f"[{_LETTERS}]")
-_MEANT_WHOLE = re.compile(f"[\x00-\x7f{_LETTERS}\u3000-\u9fff]*")  # Chinese and Japanese too
+_MEANT_WHOLE = re.compile(f"[\x00-\x7f{_LETTERS}\u3000-\u9fff]*")
+_CJK = re.compile("[\u3000-\u9fff]")  # Chinese and Japanese
 
 
 def _mojibake(value: str) -> tuple[str, str] | None:
     """The code page UTF-8 ``value`` was read as, and the text meant; None if it looks right."""
-    for codec, name in _READ_AS:  # the whole text: Chinese read as Latin-1 too
-        with contextlib.suppress(UnicodeError):
-            if _MEANT_WHOLE.fullmatch(meant := value.encode(codec).decode("utf-8")):
-                return name, meant
-    names: list[str] = []  # else each run: one word typed right hides none ("Module 4 · Kiáº¿n")
+    names: list[str] = []  # each run read back: a word typed right hides none ("Module 4 · Kiáº¿n")
 
     def read_back(run: re.Match[str]) -> str:
-        text = run.group()
+        text, before, after = run.group(), value[run.start() - 1 : run.start()], value[run.end() :]
+        # A word in capitals, then punctuation: "ĐÃ”", "MÃ NGUỒN" with a no-break space.
+        if (
+            before.isupper()
+            and text[0].isupper()
+            and not (text[1].isalnum() or after[:1].islower())
+        ):
+            return text
         for (codec, name), end in itertools.product(_READ_AS, range(2, len(text) + 1)):
             with contextlib.suppress(UnicodeError):
                 if _MEANT.fullmatch(meant := text[:end].encode(codec).decode("utf-8")):
@@ -111,8 +115,15 @@ def _mojibake(value: str) -> tuple[str, str] | None:
                     return meant + text[end:]
         return text
 
-    meant = _MOJIBAKE.sub(read_back, value)
-    return (names[0], meant) if names else None
+    in_runs = _MOJIBAKE.sub(read_back, value)
+    # The whole text read back names the code page of every run ("trĂºc": Windows-1258), and
+    # finds Chinese read as Latin-1, which no run reads back as a letter.
+    for codec, name in _READ_AS:
+        with contextlib.suppress(UnicodeError):
+            meant = value.encode(codec).decode("utf-8")
+            if _MEANT_WHOLE.fullmatch(meant) and (names or _CJK.search(meant)):
+                return name, meant
+    return (names[0], in_runs) if names else None
 
 
 _LINE_BREAK = re.compile("[\r\n\t\x85\u2028\u2029]")

@@ -13,12 +13,12 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
-# A link to "www.example.org/x" or "github.com/x" that lost its "https://" (a maintainer's
-# paste): a host of www. or of a common top-level domain first.
+# A link to "www.example.org/x", "github.com/x" or "127.0.0.1:4321/x" that lost its "https://"
+# (a maintainer's paste): www., a host of a common top-level domain, or an address, first.
 _HOST_FIRST = re.compile(
-    r"((?:www(?:\.[a-z0-9-]+){2,}"
-    r"|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|co|uk|dev|ai|edu|gov|vn|cn)))"
-    r"(?:$|[/?#])",
+    r"((?:www(?:\.[a-z0-9-]+){2,}|[0-9]{1,3}(?:\.[0-9]{1,3}){3}(?::[0-9]+)?"
+    r"|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|co|uk|dev|ai|app|me|be|ly|asia|google"
+    r"|edu|gov|vn|cn)))(?:$|[/?#])",
     re.IGNORECASE,
 )
 # Labels of letters, digits and inner hyphens ("www..x.org" and "x.-org" are none).
