@@ -97,7 +97,7 @@ _CJK = re.compile("[\u3000-\u9fff]")  # Chinese and Japanese
 
 def _mojibake(value: str) -> tuple[str, str] | None:
     """The code page UTF-8 ``value`` was read as, and the text meant; None if it looks right."""
-    names: list[str] = []  # each run read back: a word typed right hides none ("Module 4 · Kiáº¿n")
+    readers: list[list[str]] = []  # each run's: a word typed right hides none ("Module 4 · Kiáº¿n")
 
     def read_back(run: re.Match[str]) -> str:
         text, before, after = run.group(), value[run.start() - 1 : run.start()], value[run.end() :]
@@ -108,22 +108,26 @@ def _mojibake(value: str) -> tuple[str, str] | None:
             and not (text[1].isalnum() or after[:1].islower())
         ):
             return text
+        meant: dict[str, str] = {}  # code page: what the run reads back as in it
         for (codec, name), end in itertools.product(_READ_AS, range(2, len(text) + 1)):
             with contextlib.suppress(UnicodeError):
-                if _MEANT.fullmatch(meant := text[:end].encode(codec).decode("utf-8")):
-                    names.append(name)
-                    return meant + text[end:]
-        return text
+                if _MEANT.fullmatch(letter := text[:end].encode(codec).decode("utf-8")):
+                    meant.setdefault(name, letter + text[end:])
+        if meant:
+            readers.append(list(meant))
+        return next(iter(meant.values()), text)
 
     in_runs = _MOJIBAKE.sub(read_back, value)
     # The whole text read back names the code page of every run ("trĂºc": Windows-1258), and
     # finds Chinese read as Latin-1, which no run reads back as a letter.
     for codec, name in _READ_AS:
         with contextlib.suppress(UnicodeError):
-            meant = value.encode(codec).decode("utf-8")
-            if _MEANT_WHOLE.fullmatch(meant) and (names or _CJK.search(meant)):
-                return name, meant
-    return (names[0], in_runs) if names else None
+            whole = value.encode(codec).decode("utf-8")
+            if _MEANT_WHOLE.fullmatch(whole) and (readers or _CJK.search(whole)):
+                return name, whole
+    # Else the first code page that reads every run back ("Tối ưu · Kiáº¿n trĂºc").
+    every = [name for _, name in _READ_AS if all(name in names for names in readers)]
+    return ((every or readers[0])[0], in_runs) if readers else None
 
 
 _LINE_BREAK = re.compile("[\r\n\t\x85\u2028\u2029]")
@@ -133,6 +137,14 @@ _INVISIBLE = re.compile(
     "[\\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
     "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]*"
 )
+
+
+def _is_latin1(value: str) -> bool:
+    try:
+        value.encode("latin-1")
+    except UnicodeError:
+        return False
+    return True
 
 
 def _xml_chars(value: str) -> str:
@@ -164,7 +176,8 @@ def _xml_chars(value: str) -> str:
                 "codec": name,
                 "value": value[:60],
                 "meant": meant[:60],
-                "why": ", which the W3C validator warns of" if name == "Latin-1" else "",
+                # The validator reads the whole text as Latin-1: "Tối ưu · CafÃ©" escapes it.
+                "why": ", which the W3C validator warns of" if _is_latin1(value) else "",
             },
         )
     return unicodedata.normalize("NFC", value)

@@ -21,6 +21,7 @@ _HOST_FIRST = re.compile(
     r"|edu|gov|vn|cn)))(?:$|[/?#])",
     re.IGNORECASE,
 )
+_LOCAL = "has the address {}, of one network's own, which no reader elsewhere reaches"
 # Labels of letters, digits and inner hyphens ("www..x.org" and "x.-org" are none).
 _HOST = re.compile(
     r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.?"
@@ -81,15 +82,16 @@ def check_reference(value: str, *, public: bool = True) -> str | None:
         if ascii_host.endswith("."):
             return f"has a host name ending with a dot: write '{host.rstrip('.')}'"
         if public and _local(ascii_host):  # 127.0.0.1: where a dev server said the page was
-            return (
-                f"has the address {host}, of one network's own, which no reader elsewhere reaches"
-            )
+            return _LOCAL.format(host)
         return None
     if value.startswith("//"):
         return "a URL starting with '//' leaves the site; write https://host/... instead"
     if typo := re.match(r"(https?)/+", value, re.I):  # else a page below the site: "https/x"
         return f"starts '{typo.group()}', a URL without its ':'; write {typo[1]}://"
     if bare := _HOST_FIRST.match(value):  # else a page below the site: "github.com/x"
+        address = bare[1].split(":")[0]
+        if public and _local(address):  # "127.0.0.1:4321/x": https:// would not do either
+            return _LOCAL.format(address)
         return (
             f"starts '{bare[1]}', a host without its scheme: write https://{value}, or "
             f"./{value} for a page of the site"
