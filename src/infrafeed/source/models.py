@@ -30,6 +30,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from ..errors import reads
 from . import inline
 from .urls import check_reference
 
@@ -93,6 +94,7 @@ _LETTERS = "\u00a0-\u024f\u1e00-\u1eff\u2000-\u206f"
 _MEANT = re.compile(f"[{_LETTERS}]")
 _MEANT_WHOLE = re.compile(f"[\x00-\x7f{_LETTERS}\u3000-\u9fff]*")
 _CJK = re.compile("[\u3000-\u9fff]")  # Chinese and Japanese
+_LATIN1 = partial(str.encode, encoding="latin-1")  # raises UnicodeError, a ValueError
 
 
 def _mojibake(value: str) -> tuple[str, str] | None:
@@ -139,14 +141,6 @@ _INVISIBLE = re.compile(
 )
 
 
-def _is_latin1(value: str) -> bool:
-    try:
-        value.encode("latin-1")
-    except UnicodeError:
-        return False
-    return True
-
-
 def _xml_chars(value: str) -> str:
     # Checked before normalising, so that the message names the character as typed.
     refused = _XML_REFUSED if _FROM_U1FFFE.search(value) else _XML_REFUSED_IN_BMP
@@ -177,7 +171,7 @@ def _xml_chars(value: str) -> str:
                 "value": value[:60],
                 "meant": meant[:60],
                 # The validator reads the whole text as Latin-1: "Tối ưu · CafÃ©" escapes it.
-                "why": ", which the W3C validator warns of" if _is_latin1(value) else "",
+                "why": ", which the W3C validator warns of" if reads(_LATIN1, value) else "",
             },
         )
     return unicodedata.normalize("NFC", value)
