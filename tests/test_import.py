@@ -23,7 +23,7 @@ from conftest import DATA, SHIPPED_ENTRIES, SMALL_SITE, RunCli
 from infrafeed.build import build
 from infrafeed.changelog.importer import import_page
 from infrafeed.changelog.mapping import to_releases
-from infrafeed.changelog.markdown import markdown_parser
+from infrafeed.changelog.markdown import entry_markdown, markdown_parser
 from infrafeed.changelog.reader import read_page
 from infrafeed.errors import PageError
 from infrafeed.source import inline
@@ -87,7 +87,7 @@ def as_data(changelog: Changelog) -> list[tuple[str, Any]]:
         if isinstance(value, list):
             return [strip(v, markdown) for v in value]
         if markdown and isinstance(value, str):
-            return inline.to_markdown(resolved(inline.parse(value)))
+            return entry_markdown(resolved(inline.parse(value)))
         return value
 
     return [(rf.anchor, strip(rf.release.model_dump(mode="json"))) for rf in changelog.releases]

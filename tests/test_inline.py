@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from infrafeed.changelog.markdown import entry_markdown
 from infrafeed.source import inline
 from infrafeed.source.inline import Code, Emphasis, Link, MarkupError, Strong, Text
 
@@ -21,10 +24,19 @@ def to_html(source: str) -> str:
         ("``a`b`` x", "<code>a`b</code> x"),
         ("*nhấn* và **đậm**", "<em>nhấn</em> và <strong>đậm</strong>"),
         (
-            "[lộ trình](/AI Infra学习路线)",
+            "[lộ trình](</AI Infra学习路线>)",
             '<a href="https://site.example/AI Infra学习路线">lộ trình</a>',
         ),
         ("block_table và add_request", "block_table và add_request"),
+        (
+            "_nhấn_ và __đậm__, snake_case_name",
+            "<em>nhấn</em> và <strong>đậm</strong>, snake_case_name",
+        ),
+        (
+            "<https://example.org/a>",
+            '<a href="https://site.examplehttps://example.org/a">https://example.org/a</a>',
+        ),
+        ("a &amp; b &copy; \\_x\\_", "a &amp; b © _x_"),
         ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
         ("a & b ]]> c", "a &amp; b ]]&gt; c"),
         ("x * y * z", "x * y * z"),
@@ -33,15 +45,72 @@ def to_html(source: str) -> str:
         (r"\*không nhấn\*", "*không nhấn*"),
         ("[nhãn] (không phải link)", "[nhãn] (không phải link)"),
         ("`<b>` trong code", "<code>&lt;b&gt;</code> trong code"),
-        # HTML has no link in a link (readers cut the outer one): the inner shows its text.
-        (
-            "[ngoài [trong](/a) và **[đậm](/c)**](/b)",
-            '<a href="https://site.example/b">ngoài trong và <strong>đậm</strong></a>',
-        ),
     ],
 )
 def test_rendering(source: str, expected: str) -> None:
     assert to_html(source) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (
+            "a ~~x~~ b",
+            "'~~' makes strike-through, which the feeds do not show: remove the '~~' "
+            "(and say in words what changed), or write '\\~~' to show them",
+        ),
+        (
+            "xem ![sơ đồ](so-do.png)",
+            "'![sơ đồ](…)' is an image, which the feeds do not carry: "
+            "link to it instead, as [sơ đồ](…)",
+        ),
+        (
+            "# Tiêu đề",
+            "'# Tiêu đề' makes a heading, which an entry text cannot hold: write a "
+            "backslash before its first character ('\\#') to show it as text",
+        ),
+        (
+            "dòng một\n- dòng hai",
+            "'- dòng hai' makes a list, which an entry text cannot hold: "
+            "write a backslash before its first character ('\\-') to show it as text",
+        ),
+        (
+            "xem [a][ref]",
+            "'[a][ref]' is a reference link, which an entry text cannot hold: "
+            "write the target inline, as [text](url)",
+        ),
+        (
+            "[a]\n\n[a]: /x",
+            "holds a reference definition ('[label]: url' on a line of its own), "
+            "which the feeds do not carry: write the link inline, as [text](url)",
+        ),
+        (
+            "xem [lộ trình](/a b)",
+            "'[lộ trình](/a b)' is no link in CommonMark, so the page shows "
+            "it as text: write a target with spaces in <> ([text](<a b>)), pair its parentheses, "
+            "or write '\\](' to show it as text",
+        ),
+        # CommonMark has no link in a link: the outer one's "](/b)" would show as text.
+        (
+            "[ngoài [trong](/a)](/b)",
+            "'](/b)' is no link in CommonMark, so the page shows it as "
+            "text: write a target with spaces in <> ([text](<a b>)), pair its parentheses, or "
+            "write '\\](' to show it as text",
+        ),
+        (
+            '[x](/a "Tiêu đề")',
+            "link to '/a' has a title (\"Tiêu đề\"), which the feeds do not "
+            "carry: drop it, or say it in the link's text",
+        ),
+        # An entity of a character XML forbids: a property test's find (the W3C validator's
+        # "bad characters").
+        ("a &#0; b &#12;", "'&#0;' names no character a feed may carry: remove it"),
+    ],
+)
+def test_what_the_subset_does_not_allow_is_refused_with_the_fix(source: str, message: str) -> None:
+    with pytest.raises(MarkupError) as refused:
+        inline.parse(source)
+    assert str(refused.value) == message
 
 
 def test_link_href_is_escaped_as_an_attribute() -> None:
@@ -83,12 +152,32 @@ TEXTS = st.text(
 @settings(max_examples=400, deadline=None)
 @given(TEXTS)
 def test_markdown_round_trip(source: str) -> None:
-    """to_markdown writes what parse reads back to the same nodes (the page writer relies on it)."""
+    """entry_markdown writes what parse reads back to the same nodes (the importer relies on it),
+    but for white space at a line's end, which Markdown shows nowhere, and an emphasis stars
+    cannot give where underscores did ("_a_*b*") or around a line break, which is dropped,
+    never its text. Entry texts
+    never start or end with white space (models.py refuses it)."""
+    source = source.strip().replace("\x00", "")  # models.py refuses NUL too
     try:
         nodes = inline.parse(source)
     except MarkupError:
         return
-    assert inline.parse(inline.to_markdown(nodes)) == nodes
+    if inline.to_text(nodes) != inline.to_text(nodes).strip():  # "\\\n…": no entry either
+        return
+    back = inline.parse(entry_markdown(nodes))
+    assert shown(back, emphasis=False) == shown(nodes, emphasis=False)
+    assert shown(back) == shown(nodes) or "*" in source or "_" in source
+
+
+def test_an_emphasis_stars_cannot_give_is_dropped_and_its_text_kept() -> None:
+    nodes = inline.parse("_a_*b*")
+    assert nodes == (Emphasis((Text("a"),)), Emphasis((Text("b"),)))
+    assert inline.parse(entry_markdown(nodes)) == (Text("a"), Emphasis((Text("b"),)))
+
+
+def shown(nodes: tuple[inline.Node, ...], *, emphasis: bool = True) -> str:
+    html = re.sub(r"[ \t]+\n", "\n", inline.to_html(nodes, lambda url: url))
+    return html if emphasis else re.sub("</?(?:em|strong)>", "", html)
 
 
 @settings(max_examples=300, deadline=None)
@@ -109,15 +198,13 @@ def test_html_never_contains_raw_markup_from_the_text(source: str) -> None:
 
 def test_deep_nesting_stays_text_instead_of_exhausting_recursion() -> None:
     depth = 3000
-    source = "[" * depth + "x" + "](/u)" * depth
-    nodes = inline.parse(source)
+    nodes = inline.parse("*a " * depth + "x" + " a*" * depth)
     assert inline.to_text(nodes).count("x") == 1
     levels = 0
-    node = nodes[0]
-    while isinstance(node, Link):
+    while spans := [node for node in nodes if isinstance(node, Emphasis)]:
         levels += 1
-        node = node.children[0]
-    assert levels == inline.MAX_DEPTH  # deeper markup is kept as literal text
+        nodes = spans[0].children
+    assert levels == inline.MAX_DEPTH  # deeper markup is kept as text
 
 
 @pytest.mark.parametrize(
@@ -134,8 +221,12 @@ def test_deep_nesting_stays_text_instead_of_exhausting_recursion() -> None:
     ],
 )
 def test_hostile_delimiter_soup_parses(source: str) -> None:
-    # Each used to take a second or more (quadratic scans); the bench keeps the time.
-    assert inline.to_text(inline.parse(source)).replace("\\", "") != ""
+    # Each took a second or more in a parser of our own (quadratic scans); the bench keeps the
+    # time. Some are refused (a link left open, a horizontal rule), which is an answer too.
+    try:
+        assert inline.to_text(inline.parse(source)).replace("\\", "") != ""
+    except MarkupError as refused:
+        assert "CommonMark" in str(refused) or "horizontal rule" in str(refused)
 
 
 @pytest.mark.parametrize(

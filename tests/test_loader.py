@@ -253,11 +253,44 @@ BAD_RELEASES = [
         ],
     ),
     (
-        "Markdown link title",  # it became part of the URL: a broken link, made up
+        "Markdown link title",  # no feed carries it: lost without a word
         GOOD_RELEASE.replace("đơn giản nhất", '[x](/AIInfraGuide/x \\"Tiêu đề\\")'),
         [
-            "groups[1].articles[1].summary: link target '/AIInfraGuide/x \"Tiêu đề\"': holds a "
-            'link title ("..." after the URL), which is not supported; remove it'
+            "groups[1].articles[1].summary: link to '/AIInfraGuide/x' has a title (\"Tiêu đề\"), "
+            "which the feeds do not carry: drop it, or say it in the link's text"
+        ],
+    ),
+    (
+        "strike-through in a summary",  # the page (GFM) strikes it, a feed would not
+        GOOD_RELEASE.replace("đơn giản nhất", "~~đơn giản nhất~~"),
+        [
+            "groups[1].articles[1].summary: '~~' makes strike-through, which the feeds do not "
+            "show: remove the '~~' (and say in words what changed), or write '\\~~' to show them"
+        ],
+    ),
+    (
+        "image in a summary",
+        GOOD_RELEASE.replace("đơn giản nhất", "![sơ đồ](so-do.png)"),
+        [
+            "groups[1].articles[1].summary: '![sơ đồ](…)' is an image, which the feeds do not "
+            "carry: link to it instead, as [sơ đồ](…)"
+        ],
+    ),
+    (
+        "heading in a summary",
+        GOOD_RELEASE.replace('summary = "', 'summary = "# '),
+        [
+            "groups[1].articles[1].summary: '# Từ triển khai đơn giản nhất' makes a heading, "
+            "which an entry text cannot hold: write a backslash before its first character "
+            "('\\#') to show it as text"
+        ],
+    ),
+    (
+        "reference link in a summary",
+        GOOD_RELEASE.replace("đơn giản nhất", "[đơn giản nhất][ref]"),
+        [
+            "groups[1].articles[1].summary: '[đơn giản nhất][ref]' is a reference link, which an "
+            "entry text cannot hold: write the target inline, as [text](url)"
         ],
     ),
     (

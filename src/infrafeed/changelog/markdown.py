@@ -1,20 +1,22 @@
-"""The changelog page's inline Markdown: entry text written as CommonMark (+ GFM tables), and read.
+"""Entry text written as CommonMark for the changelog page (+ GFM tables) and for release files,
+and the page read back.
 
-The entries' syntax treats ``<``, ``_``, ``&``, ``|`` and ``~`` as plain text; the site renders the
-page with CommonMark + GFM, where they can start HTML, emphasis, an entity, a table cell or a
-strikethrough, and ``#``, ``-`` or ``1.`` at the start of a line start a block. So the writer
-escapes every character CommonMark would read as markup: the page shows exactly the entries' text,
-and ``read_nodes`` reads the same nodes back. Sites add syntax: ``$`` opens math (remark-math) and
-is escaped too. Two site plugins read the text after parsing, when escapes are gone: GFM links
-``www.``, ``http://`` and ``a@b.co``, and smartypants turns ``--``, ``...``, ``. . .``, two
-backticks and ``''`` into typographic marks; an empty comment (``_SPLIT``) parts those characters.
+Entry text is CommonMark without raw HTML (source/inline.py), read into nodes; the writer writes
+those nodes again, escaping every character CommonMark would read as markup where the nodes hold
+text, so that the page shows exactly what the feeds show and ``read_nodes`` reads the same nodes
+back. The site's CommonMark has more: raw HTML (``<b>`` is escaped), GFM's tables, strike-through
+and autolinks, and ``$`` opens math (remark-math): escaped too. Two site plugins read the text
+after parsing, when escapes are gone: GFM links ``www.``, ``http://`` and ``a@b.co``, and
+smartypants turns ``--``, ``...``, ``. . .``, two backticks and ``''`` into typographic marks; on
+the page, an empty comment (``_SPLIT``) parts those characters. Release files (``entry_markdown``,
+what ``infrafeed import`` writes) need none of that: there HTML is text.
 
 Known limits, all of text one Markdown paragraph cannot express: a blank line inside a text becomes
 a single line break, white space at the start or end of a line is dropped (Markdown shows none), a
-line break inside inline code shows as a space, a link inside a link keeps only its text, emphasis
-CommonMark would not see next to punctuation (``x*(y)*``), or the site's parser would not next to
-an emoji (``**a!**🎉``), is written as plain text; smartypants still curls straight quotes: no
-Markdown keeps them straight in text.
+line break inside inline code shows as a space, emphasis that stars would not give where an
+underscore did (``_a_*b*``), or that the site's parser would not see next to an emoji
+(``**a!**🎉``), is written as plain text; smartypants still curls straight quotes: no Markdown keeps
+them straight in text.
 
 Reading uses markdown-it-py (CommonMark), so the importer sees what the site shows; it also takes
 the original site's links with spaces in the target, which CommonMark refuses
@@ -39,8 +41,10 @@ from ..source.urls import check_reference, site_path
 
 # CommonMark reads these anywhere in a line: escape them always.
 _ALWAYS = frozenset("\\`*[]<|~$")
-# What may need a backslash: those, and "_" or "&" depending on what is around them.
+# What may need a backslash: those, and "_" or "&" depending on what is around them; in entry
+# text, "|" and "$" are no markup (no tables, no math).
 _SPECIAL = re.compile(r"[\\`*\[\]<|~_&$]")
+_SPECIAL_IN_ENTRIES = re.compile(r"[\\`*\[\]<~_&]")
 # Where GFM would start a link, or smartypants join two characters into one mark (see above).
 # Each looks ahead first: most positions fail on their next character, and the text is quick.
 _SPLIT_AT = re.compile(
@@ -74,10 +78,13 @@ def inline_markdown(
     path than the site's root); ``in_table`` escapes ``|`` in code spans too, as a GFM table cell
     requires; ``line_start``: the text begins a line, where a leading ``#`` or ``1.`` is escaped.
     """
-    writer = _Writer(resolve, in_table)
-    if len(nodes) == 1 and isinstance(nodes[0], Text):  # most texts: all plain
-        return writer.text(nodes[0].text, line_start=line_start)
-    return writer.write([writer.item(node, False) for node in nodes], line_start=line_start)
+    return _Writer(resolve, in_table, for_site=True).nodes(nodes, line_start)
+
+
+def entry_markdown(nodes: tuple[Node, ...]) -> str:
+    """Entry text that :func:`infrafeed.source.inline.parse` reads back as ``nodes``: the same
+    CommonMark as the page's, less the site's extensions (no comment splits: HTML is text)."""
+    return _Writer(lambda url: url, False, for_site=False).nodes(nodes, True)
 
 
 def plain_markdown(text: str, *, in_table: bool = False, line_start: bool = True) -> str:
@@ -112,15 +119,22 @@ _Item = Text | Code | _Span
 class _Writer(NamedTuple):
     resolve: Callable[[str], str]
     in_table: bool
+    for_site: bool  # the page, read by the site's CommonMark and its plugins (see above)
 
-    def item(self, node: Node, in_link: bool) -> _Item:
+    def nodes(self, nodes: tuple[Node, ...], line_start: bool) -> str:
+        if len(nodes) == 1 and isinstance(nodes[0], Text):  # most texts: all plain
+            return self.text(nodes[0].text, line_start=line_start)
+        return self.write([self.item(node) for node in nodes], line_start=line_start)
+
+    def item(self, node: Node) -> _Item:
         if isinstance(node, Text | Code):
             return node
-        items = tuple(self.item(c, in_link or isinstance(node, Link)) for c in node.children)
+        items = tuple(self.item(child) for child in node.children)
         inner = self.write(items, line_start=False)
-        if isinstance(node, Link):  # CommonMark has no link inside a link: keep the inner text
-            url = link_destination(self.resolve(node.url), in_table=self.in_table)
-            written = inner if in_link else f"[{inner}]({url})"
+        if isinstance(node, Link):  # CommonMark reads no link inside a link: there is none
+            written = (
+                f"[{inner}]({link_destination(self.resolve(node.url), in_table=self.in_table)})"
+            )
             return _Span(node, items, inner, written, written[:1])
         marker = "**" if isinstance(node, Strong) else "*"
         span = _Span(node, items, inner, f"{marker}{inner}{marker}", "*")
@@ -145,7 +159,8 @@ class _Writer(NamedTuple):
                 del pieces[index + 1 :], ends[index + 1 :]
                 continue
             piece = self.piece(item, after, at_start=before.endswith("\n"))
-            if isinstance(item, Code) and before.endswith("`") and not before.endswith("\\`"):
+            code_after_code = before.endswith("`") and not before.endswith("\\`")
+            if isinstance(item, Code) and code_after_code and self.for_site:
                 piece = _SPLIT + piece  # two code spans side by side would join their fences
             pieces.append(piece)
             ends.append((before + pieces[-1])[-2:])
@@ -187,7 +202,9 @@ class _Writer(NamedTuple):
     def text(self, text: str, *, line_start: bool) -> str:
         if "\n" not in text and "\r" not in text:
             return self.line(text, line_start=line_start)  # most texts: one line
-        text = _BLANK_LINES.sub("\n", text.replace("\r\n", "\n").replace("\r", "\n"))
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if self.for_site:  # a blank line would end the page's list item; an entry's paragraph
+            text = _BLANK_LINES.sub("\n", text)
         # Two spaces before a line break make a hard break (<br>), which the feeds do not show.
         text = _BREAK_AFTER_SPACE.sub("\n", text)
         return "\n".join(
@@ -196,7 +213,10 @@ class _Writer(NamedTuple):
         )
 
     def line(self, line: str, *, line_start: bool) -> str:
-        escaped = _SPLIT_AT.sub(_SPLIT, _SPECIAL.sub(_escaped, line))
+        if self.for_site:
+            escaped = _SPLIT_AT.sub(_SPLIT, _SPECIAL.sub(_escaped, line))
+        else:
+            escaped = _SPECIAL_IN_ENTRIES.sub(_escaped, line)
         if line_start:
             # Markdown drops a line's leading white space, or reads a code block from it.
             escaped = escaped.lstrip(" \t")

@@ -27,7 +27,15 @@ from .conventions import (
     parse_annotation,
     parse_release_heading,
 )
-from .markdown import Piece, markdown_parser, read_nodes, split_at, strip_edges, text_of
+from .markdown import (
+    Piece,
+    entry_markdown,
+    markdown_parser,
+    read_nodes,
+    split_at,
+    strip_edges,
+    text_of,
+)
 
 Fields = dict[str, AnnotationValue]
 Blocks = Sequence[SyntaxTreeNode]  # a page's blocks, or those of a bullet
@@ -450,4 +458,4 @@ class _Reader:
     def markdown(self, pieces: Sequence[Piece] | None, line: int) -> str:
         """Entry Markdown for an inline run; none (no summary) is empty."""
         nodes = read_nodes(strip_edges(pieces or ()), line, self.warn, self.site.changelog)
-        return inline.to_markdown(nodes).strip()
+        return entry_markdown(nodes).strip()
