@@ -435,13 +435,13 @@ def test_a_release_behind_nothing_its_feeds_still_hold_is_no_warning(
     assert code == 0 and "puts this new release" not in err, err
 
 
-def _readme_block(language: str, after: str) -> str:
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    start = readme.index(f"```{language}\n", readme.index(after)) + len(language) + 4
-    return readme[start : readme.index("```", start)]
+def _docs_block(doc: str, language: str, after: str) -> str:
+    text = (Path(__file__).parent.parent / "docs" / doc).read_text(encoding="utf-8")
+    start = text.index(f"```{language}\n", text.index(after)) + len(language) + 4
+    return text[start : text.index("```", start)]
 
 
-def test_readmes_release_example_and_library_example_work_as_written(
+def test_the_docs_release_example_and_library_example_work_as_written(
     shipped_entries: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import json
@@ -450,13 +450,14 @@ def test_readmes_release_example_and_library_example_work_as_written(
 
     release = shipped_entries / "2026" / "2026-11-30.toml"
     release.write_text(
-        _readme_block("toml", "(changes that are not about one article)"), encoding="utf-8"
+        _docs_block("maintainers.md", "toml", "(changes that are not about one article)"),
+        encoding="utf-8",
     )
     changelog = load(shipped_entries)
     assert changelog.releases[0].path.endswith("2026/2026-11-30.toml")
     shipped_entries.rename(tmp_path / "entries")
     monkeypatch.chdir(tmp_path)
-    exec(_readme_block("python", "which you can call yourself"), {})  # noqa: S102
+    exec(_docs_block("architecture.md", "python", "which you can call yourself"), {})  # noqa: S102
     assert (tmp_path / "imported" / "2026" / "2026-11-30.toml").is_file()
     # The site-wide note is in the feed of everything only.
     everything = json.loads((tmp_path / "output" / "feed.json").read_bytes())

@@ -131,7 +131,7 @@ def test_a_page_that_is_not_a_regular_file_is_refused(small_site: Path, tmp_path
 def test_a_page_that_is_a_folder_is_refused_as_readme_says(
     small_site: Path, tmp_path: Path, run_cli: RunCli
 ) -> None:
-    """click refused it before build did, with exit 2 where README says 1."""
+    """click refused it before build did, with exit 2 where docs/site.md says 1."""
     code, stdout, stderr = _build(run_cli, small_site, tmp_path / "out", "--page", str(tmp_path))
     assert (code, stdout) == (1, "")
     assert stderr == (
@@ -381,8 +381,8 @@ def test_a_tag_in_the_site_title_is_refused_as_the_site_title(
     small_site: Path, run_cli: RunCli, title: str, tag: str | None
 ) -> None:
     """The message names site.toml's title, and does not call it a feed item's title. Start
-    tags passed, though README says a title holds none: an <img onerror> reached every reader
-    that shows titles as HTML."""
+    tags passed, though docs/maintainers.md says a title holds none: an <img onerror> reached
+    every reader that shows titles as HTML."""
     site = small_site / "site.toml"
     text = site.read_text(encoding="utf-8")
     assert '\ntitle = "Fixture Guide"\n' in text

@@ -232,7 +232,7 @@ def test_an_item_moving_into_an_archive_is_not_a_drop(tmp_path: Path, run_cli: R
 def test_more_room_hands_archived_items_back_and_loses_none(
     tmp_path: Path, run_cli: RunCli
 ) -> None:
-    # README: the split comes from the entries alone, so raising max_items moves it back.
+    # docs/feeds.md: the split comes from the entries alone, so raising max_items moves it back.
     entries = write_site(tmp_path / "entries", max_items=2)
     out = tmp_path / "out"
     build(run_cli, entries, out)

@@ -912,10 +912,10 @@ def test_failures_exit_with_their_code_and_speak_only_on_stderr(
     assert leftovers(out) == []
 
 
-def test_exit_codes_are_documented_alike_in_help_and_readme(run_cli: RunCli) -> None:
+def test_exit_codes_are_documented_alike_in_help_and_docs(run_cli: RunCli) -> None:
     codes = {v: k for k, v in vars(cli).items() if k.startswith("EXIT_") and isinstance(v, int)}
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    operators = (REPO / "docs" / "operators.md").read_text(encoding="utf-8")
+    section = operators.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
     table = dict(re.findall(r"^\| (\d+) \| (.+) \|$", section, re.MULTILINE))
     assert sorted(int(c) for c in table) == sorted(codes)
     _, help_text, _ = run_cli("--help")
@@ -923,15 +923,16 @@ def test_exit_codes_are_documented_alike_in_help_and_readme(run_cli: RunCli) -> 
         assert re.search(rf"^\s+{value}\s+\S", help_text, re.MULTILINE), value
 
 
-def test_readme_tells_how_to_run_from_cron() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Running from cron", 1)[1].split("\n## ", 1)[0]
+def test_docs_tell_how_to_run_from_cron() -> None:
+    operators = (REPO / "docs" / "operators.md").read_text(encoding="utf-8")
+    section = operators.split("## Running from cron", 1)[1].split("\n## ", 1)[0]
     assert re.search(r"^\*/\d+ \* \* \* \* .*infrafeed build --quiet", section, re.MULTILINE)
     assert "Type=oneshot" in section and "OnCalendar=" in section
     assert "infrafeed build --quiet" in section.split("[Service]", 1)[1]
     for code in ("1", "3", "4", "5", "70"):
         assert re.search(rf"^\| {code} \|", section, re.MULTILINE), code
     # The first two commands of the README are what a newcomer types: unchanged.
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     first = readme.split("```sh\n", 1)[1].split("```", 1)[0]
     assert first == (
         "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/infrafeed build\n"
@@ -1370,7 +1371,7 @@ def test_a_sticky_parent_of_another_users_is_no_reason_to_fail(
 
 
 def test_a_cache_path_that_is_a_file_is_a_warning(small_site: Path, tmp_path: Path) -> None:
-    """It was a usage error (exit 2), though README says a cache never fails a build."""
+    """It was a usage error (exit 2), though docs/operators.md says a cache never fails a build."""
     cache = tmp_path / "cache"
     cache.write_text("", encoding="utf-8")
     done = subprocess.run(
