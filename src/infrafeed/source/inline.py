@@ -10,6 +10,7 @@ page with CommonMark too, so a feed item shows what the page shows.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -92,6 +93,8 @@ _BLOCKS = {
 }
 
 
+# Validation, each feed's items and the page read the same texts: each is parsed once.
+@functools.cache
 def parse(source: str) -> tuple[Node, ...]:
     """The nodes of an entry text; :class:`MarkupError` for what the subset does not allow."""
     if _MAY_BE_MARKUP.search(source) is None:
