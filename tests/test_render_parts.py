@@ -32,7 +32,8 @@ from infrafeed.feeds.history import Document, plan
 from infrafeed.feeds.items import Item, build_items
 from infrafeed.feeds.specs import FORMATS, FeedSpec, document_path, feed_specs, select_all
 from infrafeed.render import documents, jsonfeed, rss_atom
-from infrafeed.render.documents import Frame, Head, head, item_parts
+from infrafeed.render.documents import head, item_parts
+from infrafeed.render.parts import Frame, Head
 from infrafeed.source.loader import load
 from infrafeed.source.models import Site
 from outputs import rendered_files

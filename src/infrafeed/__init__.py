@@ -14,9 +14,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.3.6"
-
-from .build import BuildResult, build  # after __version__, which it reads
+from ._version import __version__
+from .build import BuildResult, build
 from .clock import Clock
 from .errors import (
     DataError,

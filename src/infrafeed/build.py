@@ -9,15 +9,15 @@ a time, and a build cache (cache.py) keeps it for files that did not change.
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import os
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from . import __version__
+from ._version import __version__
 from .clock import SYSTEM, Clock
+from .compiled import Compiled
 from .errors import DataError, InfraFeedError, OutOfDate, Problem, PublishError, count
 from .publish import Report, shown
 from .publish.lock import left_behind, locked
@@ -36,11 +36,8 @@ _PAGE_OFF = "--page {}: the settings write no changelog page ([page] enabled = f
 
 if TYPE_CHECKING:
     from .cache import ReleaseCache
-    from .feeds.items import Item
     from .publish.websub import Notification
-    from .render.documents import ItemParts
     from .source.files import EntryFile, Snapshot
-    from .source.loader import IdKey
     from .source.models import Site
 
 
@@ -51,18 +48,6 @@ class BuildResult(NamedTuple):
     notifications: tuple[Notification, ...] = ()  # with ping=True: each ping sent or owed
     cache_error: str | None = None  # the build cache could not be written: why
     warnings: tuple[str, ...] = ()  # files in the entries folder that are not entries
-
-
-class Compiled(NamedTuple):
-    """What one release file gives a build: all that depends on it alone."""
-
-    path: str  # as messages name it
-    date: dt.date
-    sequence: int
-    keys: tuple[IdKey, ...]  # for the uniqueness check across files
-    items: tuple[Item, ...]  # in page order
-    parts: tuple[ItemParts, ...]  # one per item
-    section: bytes  # its section of the changelog page, UTF-8
 
 
 def build(

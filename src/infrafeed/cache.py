@@ -24,11 +24,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from . import __version__
-from .build import Compiled
+from ._version import __version__
+from .compiled import Compiled
 from .feeds.items import Item
 from .publish.files import write_atomic
-from .render.documents import ItemParts
+from .render.parts import ItemParts
 from .source.files import EntryFile
 from .source.models import Site
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from . import __version__
+from ._version import __version__
 from .clock import SYSTEM
 from .errors import (
     DataError,

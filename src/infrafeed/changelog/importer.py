@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .. import __version__
+from .._version import __version__
 from ..errors import DataError, PageError, Problem, PublishError
 from ..publish.files import write_atomic
 from ..source.files import (

@@ -1,4 +1,4 @@
-"""Publishing: the only stage that writes to the output folder."""
+"""Publish: takes rendered documents, gives the output folder; the only stage that writes."""
 
 from collections.abc import Iterable
 from typing import NamedTuple

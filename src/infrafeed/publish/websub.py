@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from .. import __version__
+from .._version import __version__
 from ..clock import SYSTEM, Clock
 from ..errors import count
 

@@ -6,26 +6,16 @@ though two feeds show it, and whether a feed fits ``max_bytes`` is arithmetic on
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from itertools import accumulate
-from typing import NamedTuple
 
-from ..feeds.history import Document, FeedHistory, Role, plan
+from ..feeds.history import Document, FeedHistory, plan
 from ..feeds.items import Item
 from ..feeds.specs import FORMATS, FeedSpec, Format, document_path, document_url, select_all
 from ..source.models import Site
 from ..source.urls import encoded
-
-
-class ItemParts(NamedTuple):
-    """An item as it appears inside a document of each format, and on its module's page."""
-
-    rss: bytes
-    atom: bytes
-    json: bytes
-    page: bytes  # its list item in its module's HTML page (pages.list_item), UTF-8
+from .parts import Frame, Head, ItemParts
 
 
 def item_parts(site: Site, items: Iterable[Item]) -> tuple[ItemParts, ...]:
@@ -37,48 +27,6 @@ def item_parts(site: Site, items: Iterable[Item]) -> tuple[ItemParts, ...]:
         ItemParts(*item_elements(item, site), json_item(item, site), list_item(item, site).encode())
         for item in items
     )
-
-
-class Head(NamedTuple):
-    """What a document says about itself in one format: everything but its items."""
-
-    site: Site
-    spec: FeedSpec
-    format: Format
-    self_url: str
-    updated: dt.datetime  # the newest item's date, never the time of the build
-    generator_version: str | None  # None in archives (see head)
-    role: Role
-    current_url: str | None  # the subscription document (archives only)
-    prev_archive_url: str | None  # the next older document of the chain
-    next_archive_url: str | None  # the next newer archive (archives only)
-    hub: str | None  # WebSub hub (subscription documents only)
-
-
-class Frame(NamedTuple):
-    """A document's bytes: ``head``, its items' parts joined by ``separator``, then ``tail``."""
-
-    head: bytes
-    separator: bytes
-    tail: bytes
-    empty: bytes  # the document with no items: not always head + tail (JSON's "[]")
-
-    def size(self, count: int, parts_size: int) -> int:
-        """The document's length with ``count`` items whose parts add up to ``parts_size``."""
-        if not count:
-            return len(self.empty)
-        return len(self.head) + parts_size + len(self.separator) * (count - 1) + len(self.tail)
-
-    def chunks(self, parts: Sequence[bytes]) -> Iterator[bytes]:
-        """The document's bytes, a block of parts at a time: never the whole of it at once."""
-        if not parts:
-            yield self.empty
-            return
-        yield self.head
-        for start in range(0, len(parts), 1024):
-            block = self.separator.join(parts[start : start + 1024])
-            yield block if start == 0 else self.separator + block
-        yield self.tail
 
 
 # One feed, its documents planned (feeds/history.py) by what each weighs in bytes.

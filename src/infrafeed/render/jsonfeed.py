@@ -15,7 +15,7 @@ from typing import Any
 from ..feeds.items import Item
 from ..source.models import Author, Site
 from ..source.urls import absolute, encoded
-from .documents import Frame, Head
+from .parts import Frame, Head
 
 # "items" is the feed's last key: what json.dumps(indent=2) ends a feed with.
 _NO_ITEMS = b'  "items": []\n}\n'

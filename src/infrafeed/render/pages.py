@@ -32,7 +32,7 @@ from ..source.urls import absolute, encoded
 from .rss_atom import rss_moment
 
 if TYPE_CHECKING:
-    from .documents import ItemParts
+    from .parts import ItemParts
 
 # Readers whose "subscribe" address takes the feed's URL as a parameter, in the
 # forms they document for subscribe buttons; everyone else copies the URL.

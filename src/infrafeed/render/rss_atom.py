@@ -34,7 +34,7 @@ from feedgen.util import xml_elem
 from ..feeds.items import Item
 from ..source.models import Author, Site
 from ..source.urls import absolute, encoded
-from .documents import Frame, Head
+from .parts import Frame, Head
 
 # RFC 5005's namespace: fh:complete and fh:archive, in RSS and Atom alike.
 _FEED_HISTORY_NS = "http://purl.org/syndication/history/1.0"

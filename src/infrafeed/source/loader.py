@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 import tomli
 from pydantic import BaseModel, ValidationError
 
-from .. import __version__
+from .._version import __version__
 from ..errors import DataError, Problem, count, reads
 from .files import SITE_FILE, EntryFile, Snapshot, read_entries, utf8_text
 from .models import KINDS, MAX_RELEASES_PER_DAY, Article, Release, Site

@@ -1,0 +1,1 @@
+"""Load and validate: takes the entries folder, gives the validated, frozen ``Changelog``."""
