@@ -12,7 +12,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
@@ -582,6 +582,8 @@ def normal(nodes: tuple[inline.Node, ...]) -> tuple[inline.Node, ...]:
 
 @settings(max_examples=400, deadline=None)
 @given(MARKUP_TEXT)
+@example("_:*:1*:_")  # an emphasis in one whose runs flank both ways: their stars showed
+@example("_1*1*1_")
 def test_page_markdown_reads_back_as_the_same_nodes(text: str) -> None:
     nodes = parsed(text)
     if not text or nodes is None:

@@ -120,6 +120,7 @@ class _Writer(NamedTuple):
     resolve: Callable[[str], str]
     in_table: bool
     for_site: bool  # the page, read by the site's CommonMark and its plugins (see above)
+    nested: bool = False  # inside an emphasis or a strong
 
     def nodes(self, nodes: tuple[Node, ...], line_start: bool) -> str:
         if len(nodes) == 1 and isinstance(nodes[0], Text):  # most texts: all plain
@@ -129,8 +130,9 @@ class _Writer(NamedTuple):
     def item(self, node: Node) -> _Item:
         if isinstance(node, Text | Code):
             return node
-        items = tuple(self.item(child) for child in node.children)
-        inner = self.write(items, line_start=False)
+        inside = self if isinstance(node, Link) else self._replace(nested=True)
+        items = tuple(inside.item(child) for child in node.children)
+        inner = inside.write(items, line_start=False)
         if isinstance(node, Link):  # CommonMark reads no link inside a link: there is none
             written = (
                 f"[{inner}]({link_destination(self.resolve(node.url), in_table=self.in_table)})"
@@ -189,7 +191,17 @@ class _Writer(NamedTuple):
         touching |= (before.endswith("*") and not before.endswith("\\*")) or following == "*"
         # Around a strong, the run's flanking turns on what is past the strong's own stars.
         first, last = (inner.lstrip("*"), inner.rstrip("*")) if around else (inner, inner)
-        return not touching and _flanking(first[0], before[-1:]) and _flanking(last[-1], following)
+        # Inside an emphasis, a run flanking both ways ("*" between ":" and ":", or letters)
+        # may close the emphasis around it, or open one: "_1*1*1_" is no "*1*1*1*".
+        opens, closes = (before[-1:], first[0]), (following, last[-1])
+        either = any(side and _flanking(side, edge) for side, edge in (opens, closes))
+        either &= self.nested
+        return (
+            not touching
+            and not either
+            and _flanking(first[0], before[-1:])
+            and _flanking(last[-1], following)
+        )
 
     def piece(self, item: _Item, after: _Item, at_start: bool = False) -> str:
         if not isinstance(item, Text):
