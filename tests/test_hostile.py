@@ -71,6 +71,7 @@ SLUG = (
 NUMBER = 'is not an article number: write it as printed, e.g. "6.1" or "12"'
 XML = "which XML 1.0 forbids in a feed; remove it"
 CONTROL = "a control character, which readers do not show; remove it"
+MOJIBAKE = "looks like UTF-8 read in another code page "
 NONCHARACTER = "a noncharacter, which XML 1.0 discourages; remove it"
 JS = "javascript:alert(1)"
 
@@ -159,32 +160,29 @@ BAD_VALUES = [
     ("C1 control in a page", "page", "/guide/a\u0085b",
      f"contains the character U+0085, {CONTROL}"),
     ("vertical tab in a header", "header", "a\u000bb", f"contains the character U+000B, {XML}"),
+    # ftfy tells mojibake from text typed right, and suggests what was meant when it can.
     ("mojibake in a title", "title", "CafÃ© Ã©tÃ©",
-     "looks like UTF-8 read as Latin-1 ('CafÃ© Ã©tÃ©' for 'Café été'), which the W3C validator "
-     "warns of; write it as meant"),
+     f"{MOJIBAKE}('CafÃ© Ã©tÃ©' for 'Café été'), which the W3C validator warns of; "
+     "write it as meant"),
     # Vietnamese through Windows-1252 is rarely all Latin-1 (a helper's find).
     ("Windows-1252 mojibake in a title", "title", "T\u00e1\u00bb\u2018i \u00c6\u00b0u",
-     "looks like UTF-8 read as Windows-1252 ('T\u00e1\u00bb\u2018i \u00c6\u00b0u' for "
-     "'T\u1ed1i \u01b0u'); write it as meant"),
-    # Vietnamese Windows' own code page: "Kiến trúc" read as Windows-1258 (a helper's find).
+     f"{MOJIBAKE}('T\u00e1\u00bb\u2018i \u00c6\u00b0u' for 'T\u1ed1i \u01b0u'); write it as meant"),
+    # Vietnamese Windows' own code page, "Kiến trúc" read as Windows-1258 (a helper's find):
+    # refused, but ftfy knows no Windows-1258 to suggest the text meant.
     ("Windows-1258 mojibake in a title", "title", "Ki\u00e1\u00ba\u00bfn tr\u0102\u00bac",
-     "looks like UTF-8 read as Windows-1258 ('Ki\u00e1\u00ba\u00bfn tr\u0102\u00bac' for "
-     "'Ki\u1ebfn tr\u00fac'); write it as meant"),
+     f"{MOJIBAKE}('Ki\u00e1\u00ba\u00bfn tr\u0102\u00bac'); write it as meant"),
     # One character typed right hid the rest from a check of the whole text (reviewers).
     ("mojibake beside a word typed right", "context", "Module 4 · Ki\u00e1\u00ba\u00bfn",
-     "looks like UTF-8 read as Latin-1 ('Module 4 · Ki\u00e1\u00ba\u00bfn' for 'Module 4 · "
-     "Ki\u1ebfn'), which the W3C validator warns of; write it as meant"),
+     f"{MOJIBAKE}('Module 4 · Ki\u00e1\u00ba\u00bfn' for 'Module 4 · Ki\u1ebfn'), which the W3C "
+     "validator warns of; write it as meant"),
     ("mojibake of a sign", "summary", "Nhiệt độ 85\u00c2\u00b0C",
-     "looks like UTF-8 read as Latin-1 ('Nhiệt độ 85\u00c2\u00b0C' for 'Nhiệt độ 85°C'); write it "
-     "as meant"),
+     f"{MOJIBAKE}('Nhiệt độ 85\u00c2\u00b0C' for 'Nhiệt độ 85°C'); write it as meant"),
     ("mojibake in guillemets", "context", "Chương 6 «Ki\u00e1\u00ba\u00bfn tr\u00c3\u00bac»",
-     "looks like UTF-8 read as Latin-1 ('Chương 6 «Ki\u00e1\u00ba\u00bfn tr\u00c3\u00bac»' for "
+     f"{MOJIBAKE}('Chương 6 «Ki\u00e1\u00ba\u00bfn tr\u00c3\u00bac»' for "
      "'Chương 6 «Ki\u1ebfn trúc»'); write it as meant"),
-    # Named by the code page that reads every run back, and the validator's warning only when
-    # the whole text is Latin-1, as the validator reads it (a reviewer).
+    # The validator's warning only when the whole text is Latin-1, as the validator reads it.
     ("mojibake of two code pages", "title", "Module 4 · Ki\u00e1\u00ba\u00bfn tr\u0102\u00bac",
-     "looks like UTF-8 read as Windows-1258 ('Module 4 · Ki\u00e1\u00ba\u00bfn tr\u0102\u00bac' "
-     "for 'Module 4 · Ki\u1ebfn trúc'); write it as meant"),
+     f"{MOJIBAKE}('Module 4 · Ki\u00e1\u00ba\u00bfn tr\u0102\u00bac'); write it as meant"),
     ("replacement character in a title", "title", "T\ufffdi \u01b0u",
      "contains the character U+FFFD, the replacement character, left where a conversion lost "
      "one; remove it"),

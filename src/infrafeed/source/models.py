@@ -6,9 +6,7 @@ can carry refused (characters XML 1.0 forbids, empty or overlong text, unsafe li
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import itertools
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -17,6 +15,7 @@ from importlib import resources
 from typing import Annotated, Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import ftfy
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -72,64 +71,15 @@ _XML_REFUSED = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_REPLACEMENT}{_NONCHARACTER
 # with the BMP part alone, which then finds the same.
 _XML_REFUSED_IN_BMP = re.compile(f"[{_FORBIDDEN}{_CONTROLS}{_REPLACEMENT}\ufdd0-\ufdef]")
 _FROM_U1FFFE = re.compile("[\U0001fffe-\U0010ffff]")
-# A UTF-8 lead byte of what such text holds (C2/C3 of Latin-1; C4-C6: Đ, Ơ, Ư; 3- and 4-byte
-# leads), then continuation bytes, read as Latin-1, Windows-1252 or Windows-1258, Vietnamese
-# Windows' own ("Ã©" for "é"; "Æ°" and "á»‘" for "ư" and "ố", "‘" being Windows-1252's 0x91;
-# "trĂºc" for "trúc"). Not Windows-1258's combining marks for EC and F2: decomposed (NFD)
-# Vietnamese holds them, before "…" too.
-_READ_AS = (("latin-1", "Latin-1"), ("cp1252", "Windows-1252"), ("cp1258", "Windows-1258"))
-_LEADS = bytes([*range(0xC2, 0xC7), *range(0xE0, 0xF5)])
-
-
-def _read_as(data: bytes) -> str:
-    found = {c for codec, _ in _READ_AS for c in data.decode(codec, "ignore")}
-    return "".join(sorted(c for c in found if not unicodedata.combining(c)))
-
-
-_MOJIBAKE = re.compile(f"[{_read_as(_LEADS)}][{_read_as(bytes(range(0x80, 0xC0)))}]{{1,3}}")
-# What such a run, read back, is when it is Latin or Vietnamese text: a letter or sign (Latin-1
-# to Latin Extended-B, Vietnamese's: "Â·" for "·") or punctuation ("…", "“"). Runs of correct
-# text ("gì…”", French "é »") read back as Hangul or CJK.
-_LETTERS = "\u00a0-\u024f\u1e00-\u1eff\u2000-\u206f"
-_MEANT = re.compile(f"[{_LETTERS}]")
-_MEANT_WHOLE = re.compile(f"[\x00-\x7f{_LETTERS}\u3000-\u9fff]*")
-_CJK = re.compile("[\u3000-\u9fff]")  # Chinese and Japanese
 _LATIN1 = partial(str.encode, encoding="latin-1")  # raises UnicodeError, a ValueError
-
-
-def _mojibake(value: str) -> tuple[str, str] | None:
-    """The code page UTF-8 ``value`` was read as, and the text meant; None if it looks right."""
-    readers: list[list[str]] = []  # each run's: a word typed right hides none ("Module 4 · Kiáº¿n")
-
-    def read_back(run: re.Match[str]) -> str:
-        text, before, after = run.group(), value[run.start() - 1 : run.start()], value[run.end() :]
-        # A word in capitals, then punctuation: "ĐÃ”", "MÃ NGUỒN" with a no-break space.
-        if (
-            before.isupper()
-            and text[0].isupper()
-            and not (text[1].isalnum() or after[:1].islower())
-        ):
-            return text
-        meant: dict[str, str] = {}  # code page: what the run reads back as in it
-        for (codec, name), end in itertools.product(_READ_AS, range(2, len(text) + 1)):
-            with contextlib.suppress(UnicodeError):
-                if _MEANT.fullmatch(letter := text[:end].encode(codec).decode("utf-8")):
-                    meant.setdefault(name, letter + text[end:])
-        if meant:
-            readers.append(list(meant))
-        return next(iter(meant.values()), text)
-
-    in_runs = _MOJIBAKE.sub(read_back, value)
-    # The whole text read back names the code page of every run ("trĂºc": Windows-1258), and
-    # finds Chinese read as Latin-1, which no run reads back as a letter.
-    for codec, name in _READ_AS:
-        with contextlib.suppress(UnicodeError):
-            whole = value.encode(codec).decode("utf-8")
-            if _MEANT_WHOLE.fullmatch(whole) and (readers or _CJK.search(whole)):
-                return name, whole
-    # Else the first code page that reads every run back ("Tối ưu · Kiáº¿n trĂºc").
-    every = [name for _, name in _READ_AS if all(name in names for names in readers)]
-    return ((every or readers[0])[0], in_runs) if readers else None
+# ftfy, not code-page tables of our own, tells mojibake ("Kiáº¿n", "CafÃ©", "85Â°C") from text
+# typed right ("gì…”", "Qualité »"), and suggests what was meant. Only its encoding repair: the
+# suggestion must not also straighten quotes or change the text's normal form.
+_MEANT = ftfy.TextFixerConfig(
+    unescape_html=False, remove_terminal_escapes=False, fix_latin_ligatures=False,
+    fix_character_width=False, uncurl_quotes=False, fix_line_breaks=False,
+    remove_control_chars=False, normalization=None, explain=False,
+)  # fmt: skip
 
 
 _LINE_BREAK = re.compile("[\r\n\t\x85\u2028\u2029]")
@@ -160,17 +110,17 @@ def _xml_chars(value: str) -> str:
             "contains the character U+{code}, {why}; remove it",
             {"code": f"{ord(found):04X}", "why": why},
         )
-    # As the W3C validator tells "latin characters double encoded" (Latin-1's only).
-    if _MOJIBAKE.search(value) and (read_as := _mojibake(value)):
-        name, meant = read_as
+    if ftfy.badness.is_bad(value):
+        fixed = ftfy.fix_text(value, _MEANT)
+        meant = "" if fixed == value or ftfy.badness.is_bad(fixed) else f" for '{fixed[:60]}'"
         raise PydanticCustomError(
             "mojibake",
-            "looks like UTF-8 read as {codec} ('{value}' for '{meant}'){why}; write it as meant",
+            "looks like UTF-8 read in another code page ('{value}'{meant}){why}; write it as meant",
             {
-                "codec": name,
                 "value": value[:60],
-                "meant": meant[:60],
-                # The validator reads the whole text as Latin-1: "Tối ưu · CafÃ©" escapes it.
+                "meant": meant,  # none when ftfy cannot tell (Windows-1258's "trĂºc" for "trúc")
+                # The validator reads the whole text as Latin-1 ("latin characters double
+                # encoded"): "Tối ưu · CafÃ©" escapes it.
                 "why": ", which the W3C validator warns of" if reads(_LATIN1, value) else "",
             },
         )
