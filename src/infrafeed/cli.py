@@ -30,11 +30,11 @@ from .errors import (
     OutOfDate,
     PublishError,
     count,
+    error_lines,
 )
 
 EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_GUARD, EXIT_LOCKED, EXIT_WRITE, EXIT_OUTDATED = range(7)
 EXIT_INTERNAL = 70
-_SHOWN = 200  # problems printed at most
 EXIT_INTERRUPTED = 130
 
 _EXIT_CODES_HELP = f"""\b
@@ -281,13 +281,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"infrafeed: interrupted{after}", err=True)
         return EXIT_INTERRUPTED
     except (DataError, GuardError) as exc:
-        for note in getattr(exc, "__notes__", ()):  # the build's warnings
-            _say(note, err=True)
-        lines = exc.violations if isinstance(exc, GuardError) else [str(p) for p in exc.problems]
-        for line in lines[:_SHOWN]:
+        for line in error_lines(exc):  # the build's warnings, then the problems
             _say(line, err=True)
-        if len(lines) > _SHOWN:  # 300,000 items of a wrong type would each be a line
-            _say(f"... and {len(lines) - _SHOWN} more", err=True)
         if isinstance(exc, GuardError):
             _say(f"infrafeed: {exc}; nothing was written. If this is intended, run again with "
                  "--allow-changes.", err=True)  # fmt: skip
