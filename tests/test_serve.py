@@ -249,6 +249,21 @@ def test_sigterm_stops_it_too_and_entries_broken_from_the_start_are_shown(
     assert list(tmp.iterdir()) == []
 
 
+def test_signals_in_a_burst_stop_it_once_and_leave_nothing(small_site: Path, tmp: Path) -> None:
+    """An impatient Ctrl-C, twice, then a kill: the second and third cannot cut short the
+    removal of the temporary folder that the first set off."""
+    served = Served(small_site, tmp)
+    try:
+        served.line(r"serving (http://\S+) \(Ctrl-C stops\)")
+        for signum in (signal.SIGINT, signal.SIGINT, signal.SIGTERM):
+            served.process.send_signal(signum)
+        assert served.process.wait(timeout=WAIT) == 0
+    finally:
+        served.close()
+    assert served.out[-1] == "stopped; the temporary folder is removed"
+    assert served.err == [] and list(tmp.iterdir()) == []
+
+
 def test_allow_changes_previews_a_published_release_gone(shipped: Path, tmp: Path) -> None:
     (shipped / "2026" / "2026-04-14.toml").unlink()
     served = Served(shipped, tmp, "--allow-changes")

@@ -279,10 +279,17 @@ def serve(entries: Path, port: int, allow_changes: bool) -> None:
       serving http://127.0.0.1:40311/ (Ctrl-C stops)
       rebuilt: 2 files changed: feed.xml, index.html
     """
+    import threading
+
     from .serve import Preview
 
+    # Stopping is asked of the preview, not raised wherever it is: a build under way finishes
+    # (into the temporary folder), and a second Ctrl-C cannot cut the removal of the folder short.
+    stop = threading.Event()
+    stops = (signal.SIGINT, signal.SIGTERM)
+    handlers = {signum: signal.signal(signum, lambda *_: stop.set()) for signum in stops}
     try:
-        with Preview(entries, port, allow_changes=allow_changes) as preview:
+        with Preview(entries, port, allow_changes=allow_changes, stop=stop) as preview:
             if (result := _shown(preview.first)) is not None:
                 _say(f"built {count(len(result.report.written), 'file')} into {preview.out}")
             _say(f"serving {preview.url} (Ctrl-C stops)")
@@ -291,8 +298,10 @@ def serve(entries: Path, port: int, allow_changes: bool) -> None:
                     changed = [*result.report.written, *result.report.removed]
                     _say(f"rebuilt: {count(len(changed), 'file')} changed: {', '.join(changed)}"
                          if changed else "rebuilt: nothing changed")  # fmt: skip
-    except (KeyboardInterrupt, Interrupted):  # how a preview ends: not a failure
-        _say("stopped; the temporary folder is removed")
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    _say("stopped; the temporary folder is removed")  # how a preview ends: not a failure
 
 
 def _shown(outcome: Outcome) -> BuildResult | None:

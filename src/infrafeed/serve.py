@@ -8,14 +8,12 @@ place of every page, while the other files stay the last good build's.
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
 import functools
 import html
 import http.server
 import io
 import shutil
-import signal
 import sys
 import tempfile
 import threading
@@ -58,10 +56,18 @@ class Preview:
     """The entries built into a temporary folder, served on ``HOST``, rebuilt on each change.
 
     Made, it has built once (``first``) and serves; closed (or left as a context manager), it
-    stops serving and removes its folder.
+    stops serving and removes its folder. ``stop``, once set (by a signal handler, say), ends
+    :meth:`rebuilds`.
     """
 
-    def __init__(self, entries: Path, port: int, *, allow_changes: bool = False) -> None:
+    def __init__(
+        self,
+        entries: Path,
+        port: int,
+        *,
+        allow_changes: bool = False,
+        stop: threading.Event | None = None,
+    ) -> None:
         require_folder(entries)  # watched as well as read: a missing folder is refused at once
         self.entries, self.allow_changes = entries, allow_changes
         self.root = Path(tempfile.mkdtemp(prefix="infrafeed-serve-"))
@@ -73,11 +79,13 @@ class Preview:
         # polls where the environment says so (WATCHFILES_FORCE_POLLING, for mounts whose
         # changes the kernel does not report). A round also ends after 0.2 s without a change,
         # so that the first one, below, tells when watching has begun.
-        self._changes = watchfiles.watch(entries, rust_timeout=200, yield_on_timeout=True)
+        self._changes = watchfiles.watch(
+            entries, stop_event=stop, rust_timeout=200, yield_on_timeout=True
+        )
         try:
             self._server = _listening(port, self.out)
             self.url = f"http://{HOST}:{self._server.server_port}/"
-            next(self._changes)  # a save from now on is seen, during the first build too
+            next(self._changes, None)  # a save from now on is seen, during the first build too
             self.first = self.rebuild()
             self._thread = threading.Thread(
                 target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True
@@ -110,20 +118,20 @@ class Preview:
         return Outcome(result)
 
     def rebuilds(self) -> Iterator[Outcome]:
-        """A build after each change below the entries folder, until a signal stops it."""
+        """A build after each change below the entries folder, until ``stop`` is set (or
+        SIGINT raises KeyboardInterrupt, where its handler is Python's)."""
         for changes in self._changes:
             if changes:
                 yield self.rebuild()
 
     def close(self) -> None:
-        """Stop serving and remove the temporary folder; a second Ctrl-C cannot cut it short."""
-        with _signals_ignored():
-            self._changes.close()  # its thread stops
-            if self._server is not None:
-                if self._thread is not None:
-                    self._server.shutdown()
-                self._server.server_close()
-            shutil.rmtree(self.root, ignore_errors=True)
+        """Stop serving and remove the temporary folder."""
+        self._changes.close()  # its thread stops
+        if self._server is not None:
+            if self._thread is not None:
+                self._server.shutdown()
+            self._server.server_close()
+        shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> Preview:
         return self
@@ -196,18 +204,3 @@ def _error_page(errors: tuple[str, ...]) -> bytes:
         "it says, save, and reload.</p>\n"
         f"<pre>{lines}</pre>\n</body>\n</html>\n"
     ).encode()
-
-
-@contextlib.contextmanager
-def _signals_ignored() -> Iterator[None]:
-    """SIGINT and SIGTERM do nothing in the block (only the main thread can set handlers)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    stops = (signal.SIGINT, signal.SIGTERM)
-    handlers = {signum: signal.signal(signum, signal.SIG_IGN) for signum in stops}
-    try:
-        yield
-    finally:
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
