@@ -134,7 +134,7 @@ class Served:
 
 def shown(page: str) -> list[str]:
     """The lines an error page shows."""
-    found = re.search(r"<pre>(.*)</pre>", page, flags=re.S)
+    found = re.search(r"<pre[^>]*>(.*)</pre>", page, flags=re.S)
     assert found, page
     return html.unescape(found[1]).splitlines()
 

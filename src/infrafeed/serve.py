@@ -202,5 +202,5 @@ def _error_page(errors: tuple[str, ...]) -> bytes:
         "<title>infrafeed: the build failed</title>\n</head>\n<body>\n"
         "<h1>The build failed</h1>\n<p>Until a build succeeds, every page shows this: fix what "
         "it says, save, and reload.</p>\n"
-        f"<pre>{lines}</pre>\n</body>\n</html>\n"
+        f'<pre style="white-space: pre-wrap">{lines}</pre>\n</body>\n</html>\n'  # long lines wrap
     ).encode()
