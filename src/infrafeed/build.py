@@ -60,6 +60,7 @@ def build(
     lock_wait: float = 30.0,
     ping: bool = False,
     page: Path | None = None,
+    preview: bool = False,
     clock: Clock = SYSTEM,
 ) -> BuildResult:
     """Build every feed, the site files and the changelog page from ``entries`` into ``out``.
@@ -67,6 +68,9 @@ def build(
     ``page`` puts the changelog page there instead of below ``out``. ``locked_ids`` refuses to
     change the id guard's memory kept with the entries (``published-ids.txt``), as CI should.
     ``ping`` tells the WebSub hub of every subscription document that changed, and of those owed.
+    ``preview`` (``infrafeed serve``) leaves the entries as they are: ``published-ids.txt`` is
+    not written (a draft is not published), and the guard holds the items to it alone, as on a
+    fresh clone: ``out``'s own record holds only earlier previews, drafts that may still go.
     """
     require_folder(entries)
     _apart(out, "output folder", entries, "entries folder")
@@ -109,9 +113,8 @@ def build(
             result = BuildResult(Report((), shown(files), (), ()), True, warnings=off)
         else:
             try:
-                result = _publish(
-                    snapshot, out, previous, inputs, cache, page, allow_changes, locked_ids, clock
-                )
+                result = _publish(snapshot, out, previous, inputs, cache, page, allow_changes,
+                                  locked_ids, preview, clock)  # fmt: skip
             except InfraFeedError as exc:  # a file left out may be why: the guard misses it
                 for warning in warnings:
                     exc.add_note(f"warning: {warning}")
@@ -129,6 +132,7 @@ def _publish(
     page: Path | None,
     allow_changes: bool,
     locked_ids: bool,
+    preview: bool,
     clock: Clock,
 ) -> BuildResult:
     # Not needed by a build with nothing to do, which is over before these load.
@@ -156,7 +160,7 @@ def _publish(
     # The ids published: the output folder's record, and the one kept in git, which a
     # fresh clone has alone (it wins where they differ).
     record_path, committed = snapshot.folder / PUBLISHED, snapshot.published_ids
-    memory, recorded = read_ids(out), committed_ids(committed)
+    memory, recorded = {} if preview else read_ids(out), committed_ids(committed)
     for key, known in recorded.items():
         memory[key] = {**memory.get(key, {}), **known}
     dated = [(c.path, c.date) for c in releases]
@@ -182,7 +186,8 @@ def _publish(
         )
     tree = Tree(out, previous)
     try:
-        if stale:  # moved into place with the output: a failed build records nothing
+        # Moved into place with the output: a failed build records nothing.
+        if stale and not preview:
             tree.stage(record_path, (record,))
         text = None
         if site.page.enabled:

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -30,16 +30,20 @@ from .errors import (
     OutOfDate,
     PublishError,
     count,
+    error_lines,
 )
+
+if TYPE_CHECKING:
+    from .build import BuildResult
+    from .serve import Outcome
 
 EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_GUARD, EXIT_LOCKED, EXIT_WRITE, EXIT_OUTDATED = range(7)
 EXIT_INTERNAL = 70
-_SHOWN = 200  # problems printed at most
 EXIT_INTERRUPTED = 130
 
 _EXIT_CODES_HELP = f"""\b
 Exit codes:
-  {EXIT_OK}    success (including "unchanged")
+  {EXIT_OK}    success ("unchanged" too; serve stopped by SIGINT or SIGTERM)
   {EXIT_DATA}    invalid entries or settings, or a refused action
   {EXIT_USAGE}    wrong command-line usage
   {EXIT_GUARD}    the id guard refused: published items or feeds would go or be re-dated,
@@ -254,6 +258,62 @@ def import_(page: Path, entries: Path, overwrite: bool) -> None:
          f", {count(report.notes, 'note')}) from {page.as_posix()}{warnings}")  # fmt: skip
 
 
+@cli.command()
+@ENTRIES
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="The port on 127.0.0.1; 0 picks a free one.")  # fmt: skip
+@click.option("--allow-changes", is_flag=True,
+              help="As for build: preview items already published going or re-dated.")  # fmt: skip
+def serve(entries: Path, port: int, allow_changes: bool) -> None:
+    """Preview the feeds and pages on 127.0.0.1, rebuilt on every save.
+
+    Builds into a temporary folder, never the output folder, and writes nothing into the
+    entries (no published-ids.txt, no build cache). While the entries have an error, every
+    page shows it (status 500) and the feeds stay those of the last good build. Ctrl-C or
+    SIGTERM stops it, with exit code 0, and removes the folder.
+
+    \b
+    Example:
+      $ infrafeed serve --port 0
+      built 17 files into /tmp/infrafeed-serve-k2j4/site
+      serving http://127.0.0.1:40311/ (Ctrl-C stops)
+      rebuilt: 2 files changed: feed.xml, index.html
+    """
+    import threading
+
+    from .serve import Preview
+
+    # Stopping is asked of the preview, not raised wherever it is: a build under way finishes
+    # (into the temporary folder), and a second Ctrl-C cannot cut the removal of the folder short.
+    stop = threading.Event()
+    stops = (signal.SIGINT, signal.SIGTERM)
+    handlers = {signum: signal.signal(signum, lambda *_: stop.set()) for signum in stops}
+    try:
+        with Preview(entries, port, allow_changes=allow_changes, stop=stop) as preview:
+            if (result := _shown(preview.first)) is not None:
+                _say(f"built {count(len(result.report.written), 'file')} into {preview.out}")
+            _say(f"serving {preview.url} (Ctrl-C stops)")
+            for outcome in preview.rebuilds():
+                if (result := _shown(outcome)) is not None:
+                    changed = [*result.report.written, *result.report.removed]
+                    _say(f"rebuilt: {count(len(changed), 'file')} changed: {', '.join(changed)}"
+                         if changed else "rebuilt: nothing changed")  # fmt: skip
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    _say("stopped; the temporary folder is removed")  # how a preview ends: not a failure
+
+
+def _shown(outcome: Outcome) -> BuildResult | None:
+    """Print a preview build's errors or warnings (as build does); its result, if it has one."""
+    for line in outcome.errors:
+        _say(line, err=True)
+    # The build cache is the preview's own: a failure to write it costs the next rebuild time.
+    for warning in outcome.result.warnings if outcome.result else ():
+        _say(f"warning: {warning}", err=True)
+    return outcome.result
+
+
 def _say(text: str, *, err: bool = False) -> None:
     """Print a line; a closed or full stdout never turns a finished job into a failure."""
     with contextlib.suppress(OSError, ValueError, AttributeError):  # closed, or gone
@@ -281,13 +341,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"infrafeed: interrupted{after}", err=True)
         return EXIT_INTERRUPTED
     except (DataError, GuardError) as exc:
-        for note in getattr(exc, "__notes__", ()):  # the build's warnings
-            _say(note, err=True)
-        lines = exc.violations if isinstance(exc, GuardError) else [str(p) for p in exc.problems]
-        for line in lines[:_SHOWN]:
+        for line in error_lines(exc):  # the build's warnings, then the problems
             _say(line, err=True)
-        if len(lines) > _SHOWN:  # 300,000 items of a wrong type would each be a line
-            _say(f"... and {len(lines) - _SHOWN} more", err=True)
         if isinstance(exc, GuardError):
             _say(f"infrafeed: {exc}; nothing was written. If this is intended, run again with "
                  "--allow-changes.", err=True)  # fmt: skip

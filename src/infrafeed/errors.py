@@ -78,3 +78,20 @@ class PublishError(InfraFeedError):
 
 class OutOfDate(InfraFeedError):
     """``build --locked``: the committed record of published ids would have to change."""
+
+
+_SHOWN = 200  # problems printed at most
+
+
+def error_lines(exc: InfraFeedError) -> list[str]:
+    """The lines the command prints for ``exc`` before its summary: the notes (a build's
+    warnings), then each problem or guard violation, at most 200 of them."""
+    found: list[str] = []
+    if isinstance(exc, GuardError):
+        found = exc.violations
+    elif isinstance(exc, DataError):
+        found = [str(p) for p in exc.problems]
+    lines = [*getattr(exc, "__notes__", ()), *found[:_SHOWN]]
+    if len(found) > _SHOWN:  # 300,000 items of a wrong type would each be a line
+        lines.append(f"... and {len(found) - _SHOWN} more")
+    return lines
