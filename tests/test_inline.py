@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from infrafeed.changelog.markdown import entry_markdown
 from infrafeed.source import inline
 from infrafeed.source.inline import Code, Emphasis, Link, MarkupError, Strong, Text
+from infrafeed.source.models import _XML_REFUSED
 
 
 def to_html(source: str) -> str:
@@ -150,6 +151,7 @@ TEXTS = st.text(
 
 
 @settings(max_examples=400, deadline=None)
+@example(":\x0c0")  # a form feed, which no entry holds, once failed it
 @given(TEXTS)
 def test_markdown_round_trip(source: str) -> None:
     """entry_markdown writes what parse reads back to the same nodes (the importer relies on it),
@@ -157,7 +159,8 @@ def test_markdown_round_trip(source: str) -> None:
     cannot give where underscores did ("_a_*b*") or around a line break, which is dropped,
     never its text. Entry texts
     never start or end with white space (models.py refuses it)."""
-    source = source.strip().replace("\x00", "")  # models.py refuses NUL too
+    # models.py refuses what XML forbids (NUL, a form feed, ...) before any parse.
+    source = _XML_REFUSED.sub("", source).strip()
     try:
         nodes = inline.parse(source)
     except MarkupError:
