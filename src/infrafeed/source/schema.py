@@ -48,7 +48,7 @@ def site_schema() -> str:
 def schema_line(entries: Path) -> str:
     """The first line of a release file written into a year folder of ``entries``: the
     ``#:schema`` comment that names the release schema to editors, relative to that folder.
-    None when ``entries`` has no schema: taplo refuses a file whose line names a missing one."""
+    Empty when ``entries`` has no schema: taplo refuses a file whose line names a missing one."""
     if not os.path.isfile(entries / RELEASE_SCHEMA):  # noqa: PTH113 (Path.is_file raises, too long)
         return ""
     return f"#:schema ../{RELEASE_SCHEMA}\n"
