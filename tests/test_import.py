@@ -282,9 +282,11 @@ def test_round_trips(entries: Path, tmp_path: Path) -> None:
 def test_the_built_page_of_the_shipped_entries_imports_to_the_same_files(
     site_only: Path, tmp_path: Path
 ) -> None:
-    """build -> import gives the shipped release files back byte for byte, ids included."""
+    """build -> import gives the shipped release files back byte for byte, ids included, and
+    their #:schema line, written as the folder has the schema (a folder without has none)."""
     out, entries = tmp_path / "out", tmp_path / "shipped"
     shutil.copytree(SHIPPED_ENTRIES, entries)  # a build writes beside its entries
+    shutil.copytree(SHIPPED_ENTRIES / "schema", site_only / "schema")
     build(entries, out, cache=None)
     report = import_page(out / SITE.page.path, site_only)
     assert report.warnings == ()

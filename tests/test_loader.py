@@ -917,16 +917,21 @@ def test_a_date_format_with_more_than_numbers_is_refused(small_site: Path, fmt: 
     ]
 
 
+# site.toml's text replaced: (case, old, new, the start of a message after "path: ")
+WRONG_FORM_SETTINGS = [
+    ("language not a tag", 'language = "vi"', 'language = "vietnamese"',
+     "language: 'vietnamese' is not a language tag (BCP 47): e.g. 'vi', 'en' or 'zh-CN'"),
+    ("authority in capitals", 'authority = "example.org"', 'authority = "Example.org"',
+     "ids.authority: 'Example.org' is not a domain name you own, in lowercase, e.g. "
+     "'caomaolufei.github.io'"),
+    ("unknown kind", "[kinds.new]", "[kinds.neu]",
+     "kinds.neu: 'neu' is not allowed; use one of 'new', "),
+]  # fmt: skip
+
+
 @pytest.mark.parametrize(
-    ("old", "new", "why"),
-    [
-        ('language = "vi"', 'language = "vietnamese"', "language: 'vietnamese' is not a language "
-         "tag (BCP 47): e.g. 'vi', 'en' or 'zh-CN'"),
-        ('authority = "example.org"', 'authority = "Example.org"', "ids.authority: 'Example.org' "
-         "is not a domain name you own, in lowercase, e.g. 'caomaolufei.github.io'"),
-        ("[kinds.new]", "[kinds.neu]", "kinds.neu: 'neu' is not allowed; use one of 'new', "),
-    ],
-)  # fmt: skip
+    ("old", "new", "why"), [pytest.param(o, n, w, id=case) for case, o, n, w in WRONG_FORM_SETTINGS]
+)
 def test_site_settings_of_the_wrong_form_say_the_right_one(
     small_site: Path, old: str, new: str, why: str
 ) -> None:
@@ -939,23 +944,28 @@ def test_site_settings_of_the_wrong_form_say_the_right_one(
     assert any(m.startswith(f"{site.as_posix()}: {why}") for m in problems(small_site))
 
 
+# site.toml's text replaced: (case, old, new, the message after "path: ")
+CLASHING_SETTINGS = [
+    ("a module slug twice", 'slug = "cuda"', 'slug = "prerequisites"',
+     "modules: slug prerequisites is used by modules[1] and modules[2]"),
+    ("a module number twice", "number = 2", "number = 1",
+     "modules: number 1 is used by modules[1] and modules[2]"),
+    ("a kind without a label", '[kinds.new]\nheading = "Nội dung mới"\nshort = "Mới"\n', "",
+     "kinds: add a label for new"),
+    # A helper's find: on the page, the kind's heading took the release's anchor.
+    ("a heading that is a release's anchor", 'heading = "Nội dung mới"', 'heading = "2026-03-05"',
+     "kinds.new.heading: '2026-03-05' would have the anchor #2026-03-05, a release's, which "
+     "feed items link to; write the kind's name"),
+    ("a heading that is a later release's anchor", 'heading = "Nội dung mới"',
+     'heading = "2026-03-05 (2)"',
+     "kinds.new.heading: '2026-03-05 (2)' would have the anchor #2026-03-05-2, a release's, "
+     "which feed items link to; write the kind's name"),
+]  # fmt: skip
+
+
 @pytest.mark.parametrize(
-    ("old", "new", "why"),
-    [
-        ('slug = "cuda"', 'slug = "prerequisites"',
-         "modules: slug prerequisites is used by modules[1] and modules[2]"),
-        ("number = 2", "number = 1", "modules: number 1 is used by modules[1] and modules[2]"),
-        ('[kinds.new]\nheading = "Nội dung mới"\nshort = "Mới"\n', "",
-         "kinds: add a label for new"),
-        # A helper's find: on the page, the kind's heading took the release's anchor.
-        ('heading = "Nội dung mới"', 'heading = "2026-03-05"',
-         "kinds.new.heading: '2026-03-05' would have the anchor #2026-03-05, a release's, which "
-         "feed items link to; write the kind's name"),
-        ('heading = "Nội dung mới"', 'heading = "2026-03-05 (2)"',
-         "kinds.new.heading: '2026-03-05 (2)' would have the anchor #2026-03-05-2, a release's, "
-         "which feed items link to; write the kind's name"),
-    ],
-)  # fmt: skip
+    ("old", "new", "why"), [pytest.param(o, n, w, id=case) for case, o, n, w in CLASHING_SETTINGS]
+)
 def test_settings_that_clash_name_the_field(small_site: Path, old: str, new: str, why: str) -> None:
     """They were reported at '(file)', the field only in the words."""
     site = small_site / "site.toml"

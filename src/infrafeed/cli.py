@@ -137,6 +137,25 @@ def new(entries: Path, date_text: str | None) -> None:
     _say(f"wrote {write_template(entries, date).as_posix()}")
 
 
+@cli.command()
+@click.option("--site", is_flag=True, help="The schema of site.toml, not of a release file.")
+def schema(site: bool) -> None:
+    """Print the JSON Schema of a release file, for editors that complete and check TOML.
+
+    entries/schema/ holds it; a release file's first line, #:schema ../schema/release.json,
+    names it to taplo (VS Code's Even Better TOML).
+
+    \b
+    Example:
+      $ infrafeed schema > entries/schema/release.json
+      $ infrafeed schema --site > entries/schema/site.json
+    """
+    from .source.schema import release_schema, site_schema
+
+    # Bytes: UTF-8 whatever the locale's encoding, and the text as it is, its newline its own.
+    _say((site_schema() if site else release_schema()).encode(), nl=False)
+
+
 def _seconds(_: click.Context, __: click.Parameter, value: float) -> float:
     if not math.isfinite(value) or value < 0:
         raise click.BadParameter(f"{value} is not a number of seconds from 0 up")
@@ -314,10 +333,10 @@ def _shown(outcome: Outcome) -> BuildResult | None:
     return outcome.result
 
 
-def _say(text: str, *, err: bool = False) -> None:
+def _say(text: str | bytes, *, err: bool = False, nl: bool = True) -> None:
     """Print a line; a closed or full stdout never turns a finished job into a failure."""
     with contextlib.suppress(OSError, ValueError, AttributeError):  # closed, or gone
-        click.echo(text, err=err)
+        click.echo(text, err=err, nl=nl)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,6 +27,7 @@ from ..source.files import (
 )
 from ..source.loader import load_site, release_name, validate
 from ..source.models import Release
+from ..source.schema import schema_line
 from .mapping import to_releases
 from .reader import read_page
 
@@ -80,7 +81,8 @@ def import_page(page: Path, entries: Path, *, overwrite: bool = False) -> Import
         exists = "already exists; run again with --overwrite to replace it"
         if existing := [Problem(p.as_posix(), "(file)", exists) for _, p in targets if p.exists()]:
             raise DataError(existing)
-    dumped = [(release, path, dump_release(release).encode()) for release, path in targets]
+    first = schema_line(entries)  # each file lands in a year folder, where the line is right
+    dumped = [(r, path, (first + dump_release(r)).encode()) for r, path in targets]
     _check_with(entries, {path: data for _, path, data in dumped})
     written: list[Written] = []
     for release, path, data in dumped:

@@ -18,6 +18,9 @@ from ..errors import DataError, Problem
 SITE_FILE = "site.toml"
 # The id guard's memory, kept in git beside the releases (publish/manifest.py).
 PUBLISHED = "published-ids.txt"
+# The JSON Schemas editors check the entries against (source/schema.py): read by editors only.
+RELEASE_SCHEMA = "schema/release.json"
+SITE_SCHEMA = "schema/site.json"
 MAX_FILE_BYTES = 1_048_576
 # A release file as editors misname one: ".TOML", ".toml.txt" (Notepad), "x.toml " (a space).
 _MEANT = re.compile(r"(.*)\.toml(?:\.txt)?\s*", re.I | re.S)
@@ -75,6 +78,8 @@ def read_entries(entries: Path, version: str) -> Snapshot:
             relative = below + os.fsencode(item.name).decode("utf-8", "backslashreplace")
             if item.name.startswith(".") or item.name.endswith(".md"):
                 continue  # hidden (editor backups, .git), or a Markdown note
+            if relative in (RELEASE_SCHEMA, SITE_SCHEMA) and not item.is_dir():
+                continue  # for editors, not entries: a build neither reads nor hashes them
             if item.is_symlink() and os.path.isdir(item.path):  # noqa: PTH112 (False for a loop)
                 problems.append((prefix + relative, FOLDER_LINK))
             elif item.name.endswith(".toml") or relative == PUBLISHED:  # a folder so named too

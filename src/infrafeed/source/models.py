@@ -9,10 +9,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import partial
 from importlib import resources
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import ftfy
@@ -21,13 +22,16 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
     Strict,
     StrictBool,
     ValidationInfo,
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from ..errors import reads
 from . import inline
@@ -82,7 +86,8 @@ _MEANT = ftfy.TextFixerConfig(
 )  # fmt: skip
 
 
-_LINE_BREAK = re.compile("[\r\n\t\x85\u2028\u2029]")
+_BREAKS = r"\r\n\t\x85\u2028\u2029"  # escapes, which JSON Schema's patterns read too (_Line)
+_LINE_BREAK = re.compile(f"[{_BREAKS}]")
 # White space and what shows nothing either (zero-width, joiners, bidi marks, soft hyphen,
 # variation selectors, BOM, Hangul fillers): a text of only these looks empty everywhere.
 _INVISIBLE = re.compile(
@@ -182,47 +187,66 @@ def _parses(value: str) -> str:
     return value
 
 
-def _form(kind: str, pattern: str, max_len: int, wanted: str) -> Callable[[str], str]:
-    regex = re.compile(pattern)
+@dataclass(frozen=True)
+class _Form:
+    """Text of one form, such as a slug: checked against ``pattern``, refused in the words of
+    ``wanted``, and shown to editors (the JSON Schema) as the same pattern and length."""
 
-    def check(value: str) -> str:
-        # fullmatch: with match, "$" would also accept a trailing newline ("cuda\n").
-        if not regex.fullmatch(value) or len(value) > max_len:
-            # Invisible characters (newline, NUL...) are shown as escapes.
-            shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value[:100])
-            raise PydanticCustomError(kind, "'{value}' is not " + wanted, {"value": shown})
-        return value
+    kind: str
+    pattern: str  # what Python and JSON Schema's regular expressions read alike
+    max_len: int
+    wanted: str
 
-    return check
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        regex = re.compile(self.pattern)
+
+        def check(value: str) -> str:
+            # fullmatch: with match, "$" would also accept a trailing newline ("cuda\n").
+            if not regex.fullmatch(value) or len(value) > self.max_len:
+                # Invisible characters (newline, NUL...) are shown as escapes.
+                shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in value[:100])
+                why = "'{value}' is not " + self.wanted
+                raise PydanticCustomError(self.kind, why, {"value": shown})
+            return value
+
+        return core_schema.no_info_after_validator_function(check, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        # A JSON Schema pattern matches anywhere in the text unless anchored.
+        return {**handler(schema), "pattern": f"^(?:{self.pattern})$", "maxLength": self.max_len}
 
 
-_slug = _form(
+_slug = _Form(
     "slug",
     r"[a-z0-9]+(?:-[a-z0-9]+)*",
     80,
     "a slug: use 1-80 lowercase ASCII letters, digits and single hyphens, "
     "e.g. 'cuda-reduce-optimization'",
 )
-_number = _form(
+_number = _Form(
     "article_number",
     r"[0-9]+(?:\.[0-9]+)*",
     20,
     'an article number: write it as printed, e.g. "6.1" or "12"',
 )
 
-_authority = _form(
+_authority = _Form(
     "authority",
     r"[a-z0-9.-]+",
     200,
     "a domain name you own, in lowercase, e.g. 'caomaolufei.github.io'",
 )
-_email = _form(
+_email = _Form(
     "email",
     r"[A-Za-z0-9._%+!#$&'*/=?^`{|}~-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z0-9][A-Za-z0-9-]*",
     254,
     "an e-mail address: e.g. 'author@example.org'",
 )
-_language = _form(
+_language = _Form(
     "language",
     r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*",
     35,
@@ -248,7 +272,7 @@ def _iso_language(value: str) -> str:
 
 # Plain Markdown only (MDX refuses the HTML comments the page carries); no segment
 # starts with a dot, so the path can neither climb out nor hide among our own files.
-_page_path = _form(
+_page_path = _Form(
     "page_path",
     r"(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)*[A-Za-z0-9_][A-Za-z0-9._-]*\.md",
     200,
@@ -300,22 +324,34 @@ def _timezone(value: str) -> str:
     return value
 
 
-# Each check runs on what the one before it returned, and only if that one passed.
-_Line = Annotated[str, Strict(), AfterValidator(partial(_text, max_len=_MAX_LINE, one_line=True))]
+# Each check runs on what the one before it returned, and only if that one passed. For editors,
+# the JSON Schema says what of them it can say exactly: not empty, and a line has no break.
+_Line = Annotated[
+    str,
+    Strict(),
+    AfterValidator(partial(_text, max_len=_MAX_LINE, one_line=True)),
+    Field(json_schema_extra={"pattern": f"^[^{_BREAKS}]+$"}),
+]
 Title = Annotated[_Line, AfterValidator(_no_title_markup)]
 _PLAIN = "; the feeds carry this text as plain text, as a name or in titles: remove the tag"
 _PlainLine = Annotated[_Line, AfterValidator(partial(_no_title_markup, why=_PLAIN))]
 _MarkdownLine = Annotated[_Line, AfterValidator(_parses)]
-_MarkdownText = Annotated[str, Strict(), AfterValidator(_text), AfterValidator(_parses)]
-Slug = Annotated[str, Strict(), AfterValidator(_slug)]
-_ArticleNumber = Annotated[str, Strict(), AfterValidator(_number)]
+_MarkdownText = Annotated[
+    str,
+    Strict(),
+    AfterValidator(_text),
+    AfterValidator(_parses),
+    Field(json_schema_extra={"minLength": 1}),
+]
+Slug = Annotated[str, Strict(), _slug]
+_ArticleNumber = Annotated[str, Strict(), _number]
 Reference = Annotated[str, Strict(), AfterValidator(_reference)]
 _AbsoluteUrl = Annotated[Reference, AfterValidator(_absolute_url)]
 _own = partial(_reference, public=False)  # where the site serves, or its hub: maybe a preview
 _OwnUrl = Annotated[str, Strict(), AfterValidator(_own), AfterValidator(_absolute_url)]
 _BaseUrl = Annotated[_OwnUrl, AfterValidator(_base_url)]
 _TimeZone = Annotated[str, Strict(), AfterValidator(_timezone)]
-_PagePath = Annotated[str, Strict(), AfterValidator(_page_path)]
+_PagePath = Annotated[str, Strict(), _page_path]
 _ModuleNumber = Annotated[int, Strict(), Field(ge=1, le=999)]
 Chapter = Annotated[int, Strict(), Field(ge=1, le=999)]
 _Day = Annotated[dt.date, Strict()]  # a TOML date: not text, a number or a date-time
@@ -325,12 +361,17 @@ class _Model(BaseModel):
     # Text and numbers are Strict (see the types above): TOML already has types,
     # so "6" for a module or 6.1 for an article number is a mistake to report,
     # not something to coerce. Arrays become tuples, so the models stay frozen.
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # A field's docstring is its description in the JSON Schema, which editors show.
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class Table(_Model):
+    """A table below a note's text."""
+
     header: tuple[_Line, ...] = Field(min_length=1, max_length=20)
+    """The column headings, plain text."""
     rows: tuple[tuple[_MarkdownLine, ...], ...] = Field(min_length=1, max_length=500)
+    """The rows, each a cell per heading, in inline Markdown."""
 
     @model_validator(mode="after")
     def _rows_match_header(self) -> Table:
@@ -356,24 +397,42 @@ class Article(_Model):
     """One article that a release added or changed: one feed item."""
 
     id: Slug
+    """Chosen once, never changed: the feed item's id is made from it. A later release that
+    revises the article reuses it."""
     module: _ModuleNumber | None = None
+    """The article's module, if not its group's."""
     chapter: Chapter | None = None
+    """The article's chapter, if not its group's."""
     number: _ArticleNumber | None = None
+    """The article's number as printed, in quotes: "6.1" or "12"."""
     title: Title
+    """The article's title, plain text."""
     summary: _MarkdownText | None = None  # a few lines of the changelog have none
+    """What changed, in inline Markdown: `code`, *emphasis*, [links](cuda/x)."""
     page: Reference | None = None
+    """The article's address; without it, the feed item links to the release on the changelog
+    page."""
 
 
 class Note(_Model):
     """A change that is not about one article: also one feed item."""
 
     id: Slug
+    """Chosen once, never changed: the feed item's id is made from it."""
     module: _ModuleNumber | None = None
-    title: Title | None = None  # for feed readers; by default the text's first clause
+    """The note's module, if not its group's; without one, the note is about the whole site, in
+    the feed of everything only."""
+    title: Title | None = None
+    """A short title for feed readers, plain text; by default the text's first clause."""
     text: _MarkdownText
-    summary: _MarkdownText | None = None  # what follows " | " on the page
+    """The change, in inline Markdown."""
+    summary: _MarkdownText | None = None
+    """What follows " | " on the changelog page, in inline Markdown."""
     details: tuple[_MarkdownText, ...] = Field(default=(), max_length=50)
+    """Bullets below the text, in inline Markdown."""
     page: Reference | None = None
+    """The address of what the note is about; without it, the feed item links to the release
+    on the changelog page."""
     table: Table | None = None
 
     @field_validator("text")
@@ -393,11 +452,18 @@ class Group(_Model):
     """Changes of one kind, optionally under an introducing line; articles before notes."""
 
     kind: Kind
-    module: _ModuleNumber | None = None  # module and chapter: defaults for articles and notes
+    """What kind of change the group's articles and notes are."""
+    module: _ModuleNumber | None = None
+    """The module of the group's articles and notes that set none: one of [[modules]] in
+    site.toml."""
     chapter: Chapter | None = None
+    """The chapter of the group's articles and notes that set none."""
     context: _MarkdownText | None = None
+    """A line introducing the group's changes, in inline Markdown."""
     articles: tuple[Article, ...] = ()
+    """Articles added or changed: [[groups.articles]], one feed item each."""
     notes: tuple[Note, ...] = ()
+    """Changes not about one article: [[groups.notes]], one feed item each."""
 
     @model_validator(mode="after")
     def _not_empty(self) -> Group:
@@ -412,7 +478,9 @@ class Release(_Model):
     """One dated release of the changelog: a release file, entries/YYYY/YYYY-MM-DD.toml."""
 
     date: _Day
+    """The release's date, as its file is named: a TOML date, without quotes (2026-11-30)."""
     groups: tuple[Group, ...] = Field(min_length=1)
+    """The changes: a [[groups]] table for each kind of change."""
 
     @field_validator("date")
     @classmethod
@@ -449,9 +517,11 @@ class Release(_Model):
 
 
 class Author(_Model):
+    """Who publishes the site, named in every feed."""
+
     name: _PlainLine
     url: _AbsoluteUrl | None = None
-    email: Annotated[str, Strict(), AfterValidator(_email)] | None = None
+    email: Annotated[str, Strict(), _email] | None = None
 
     @field_validator("name")
     @classmethod
@@ -467,10 +537,14 @@ class Author(_Model):
 
 
 class _KindLabel(_Model):
-    heading: Title  # the page's heading for the kind, e.g. "Nội dung mới"
-    short: Title  # the prefix of a feed item's title, e.g. "Mới"
-    # More headings that mean the kind on a page to import, besides the built-in ones.
+    """A kind's words: its heading on the changelog page, its prefix in feed items."""
+
+    heading: Title
+    """The page's heading for the kind, e.g. "Nội dung mới"."""
+    short: Title
+    """The prefix of a feed item's title, e.g. "Mới"."""
     headings: tuple[Title, ...] = Field(default=(), max_length=50)
+    """More headings that mean the kind on a page to import, besides the built-in ones."""
 
     @field_validator("heading")
     @classmethod
@@ -489,36 +563,48 @@ class _KindLabel(_Model):
 
 
 class Module(_Model):
+    """A module of the site, with a feed of its own."""
+
     number: _ModuleNumber
     name: Title
     slug: Slug
-    section: Slug  # the site's path segment, e.g. "cuda"
-    short: _PlainLine | None = None  # before an item's title; default: labels.module_short + number
+    section: Slug
+    """The module's path segment on the site, e.g. "cuda"."""
+    short: _PlainLine | None = None
+    """Before an item's title; by default labels.module_short and the number."""
 
 
 class Ids(_Model):
     """What item ids are minted from (RFC 4151 tag URIs). Set once; never change."""
 
-    authority: Annotated[str, Strict(), AfterValidator(_authority)]
+    authority: Annotated[str, Strict(), _authority]
     date: _Day
 
 
 class FeedSettings(_Model):
-    url: _BaseUrl  # where output/ is served; every self link starts with it
+    """Which feeds exist, and where they are served."""
+
+    url: _BaseUrl
+    """Where output/ is served; every self link starts with it."""
     max_items: Annotated[int, Strict(), Field(ge=1, le=100_000)] = 100
-    # The largest subscription document, in bytes, in any format. Older items
-    # move to monthly archives (RFC 5005) so a reader's poll stays small.
     max_bytes: Annotated[int, Strict(), Field(ge=4_096, le=100_000_000)] = 512_000
-    all: StrictBool = True  # one feed with every item
-    modules: StrictBool = True  # one feed per module of [[modules]]
-    hub: _OwnUrl | None = None  # a WebSub hub every subscription feed advertises
+    """The largest subscription document, in bytes, in any format. Older items move to monthly
+    archives (RFC 5005) so a reader's poll stays small."""
+    all: StrictBool = True
+    """One feed with every item."""
+    modules: StrictBool = True
+    """One feed per module of [[modules]]."""
+    hub: _OwnUrl | None = None
+    """A WebSub hub every subscription feed advertises."""
 
 
 class Labels(_Model):
     """Words of the feed items' content, in the site's language."""
 
-    module: _PlainLine = "Module"  # a module's label everywhere: "Module 4 · Tối ưu suy luận"
-    module_short: _PlainLine = "M"  # "M4 · Mới · 6.1 …": every item's title names its module
+    module: _PlainLine = "Module"
+    """A module's label everywhere: "Module 4 · Tối ưu suy luận"."""
+    module_short: _PlainLine = "M"
+    """The module before every item's title: "M4 · Mới · 6.1 …"."""
     chapter: _PlainLine = "Chương"
     read_article: _Line = "Đọc bài"
     read_changelog: _Line = "Xem trong nhật ký cập nhật"
@@ -603,13 +689,19 @@ class PageSettings(_Model):
     """The changelog page that ``infrafeed build`` writes for the site (changelog/page.py)."""
 
     enabled: StrictBool = True
-    path: _PagePath = "update-log.md"  # below the output folder
-    title: _Line | None = None  # front matter; default: the site's title
-    description: _Line | None = None  # default: the site's description
-    pub_date: _Day | None = None  # default: the date of the oldest release
+    path: _PagePath = "update-log.md"
+    """The page's path below the output folder."""
+    title: _Line | None = None
+    """The front matter's title; by default the site's title."""
+    description: _Line | None = None
+    """By default the site's description."""
+    pub_date: _Day | None = None
+    """By default the date of the oldest release."""
     tags: tuple[_Line, ...] = Field(default=(), max_length=50)
-    intro: _MarkdownText | None = None  # the paragraph above the first release
-    article_label: _Line = "Bài"  # the bold word that starts an article's bullet
+    intro: _MarkdownText | None = None
+    """The paragraph above the first release, in inline Markdown."""
+    article_label: _Line = "Bài"
+    """The bold word that starts an article's bullet."""
 
 
 class Site(_Model):
@@ -617,7 +709,7 @@ class Site(_Model):
 
     title: Title
     description: _PlainLine
-    language: Annotated[str, Strict(), AfterValidator(_language), AfterValidator(_iso_language)]
+    language: Annotated[str, Strict(), _language, AfterValidator(_iso_language)]
     timezone: _TimeZone
     url: _BaseUrl
     changelog: _BaseUrl
@@ -625,7 +717,7 @@ class Site(_Model):
     logo: Reference | None = None  # Atom logo, JSON Feed icon; RSS image if GIF, JPEG or PNG
     author: Author
     ids: Ids
-    kinds: dict[Kind, _KindLabel]
+    kinds: dict[Kind, _KindLabel] = Field(json_schema_extra={"required": list(KINDS)})
     modules: tuple[Module, ...] = Field(min_length=1)
     feeds: FeedSettings
     labels: Labels = Labels()

@@ -12,6 +12,7 @@ from ..publish.files import write_atomic
 from .files import FOLDER_LINK, SITE_FILE, read_entries
 from .loader import release_name
 from .models import MAX_RELEASES_PER_DAY
+from .schema import schema_line
 
 
 def write_template(entries: Path, date: dt.date) -> Path:
@@ -43,7 +44,8 @@ def write_template(entries: Path, date: dt.date) -> Path:
         if any(day[stem] != target for stem in stems if stem in day):
             raise FileExistsError
         folder.mkdir(exist_ok=True)
-        write_atomic(target, (template.format(date=name).encode(),), overwrite=False)
+        text = template.format(schema=schema_line(entries), date=name)
+        write_atomic(target, (text.encode(),), overwrite=False)
     except FileExistsError:
         # The day's last: what is added to another is dated before a later release's items.
         existing = day.get(stems[last], target)
