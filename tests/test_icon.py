@@ -104,7 +104,9 @@ def test_a_link_out_and_a_folder_are_refused_where_the_setting_names_them(
     (shipped_entries / "images.svg").mkdir()
     folder = shipped_entries.as_posix()
     # Neither is a problem while no setting names it: an SVG is read as a possible icon only.
-    entries = with_icon(shipped_entries, 'icon = "drawn.svg"', {"drawn.svg": SVG.format("")})
+    # (A link to follow is no file to draw from.)
+    drawn = SVG.format('<a href="https://example.org/"><rect width="9" height="9"/></a>')
+    entries = with_icon(shipped_entries, 'icon = "drawn.svg"', {"drawn.svg": drawn})
     assert len(load(entries).releases) == 36
     assert problems(with_icon(entries, 'icon = "favicon.svg"')) == [
         f"{folder}/site.toml: feeds.icon: {folder}/favicon.svg is a symbolic link to a file "

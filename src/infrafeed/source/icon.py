@@ -88,6 +88,8 @@ def _checked_tree(root: ET.Element, shown: str) -> None:
     level = [root]
     for _ in range(_MAX_DEPTH):
         for element in level:
+            if element.tag == f"{_SVG}a":  # a link to follow, in a browser: not drawn from
+                continue
             for key in _HREFS:
                 link = element.get(key, "").strip()
                 if link and not link.startswith(("#", "data:")):
