@@ -634,8 +634,8 @@ class FeedSettings(_Model):
     hub: _OwnUrl | None = None
     """A WebSub hub every subscription feed advertises."""
     icon: _IconPath | None = None
-    """An SVG file in the entries folder, drawn as the feeds' icon.png and favicon.png: RSS,
-    which takes no SVG, gets an image too (source/icon.py, render/icons.py)."""
+    """An SVG file in the entries folder (its path below it, e.g. "favicon.svg"), drawn by each
+    build as icon.png and favicon.png beside the feeds: their icons, and RSS's image."""
 
 
 class Labels(_Model):
