@@ -40,7 +40,8 @@ def rendered_files(
 ) -> Iterator[tuple[str, Iterable[bytes]]]:
     """Every output file but the changelog page, rendered as a build renders them."""
     parts = dict(zip([item.id for item in items], item_parts(site, items), strict=True))
-    return render_all(site, items, parts, plan_all(site, feed_specs(site), items, version, parts))
+    planned = plan_all(site, feed_specs(site), items, version, parts)
+    return render_all(site, items, parts, planned, None)
 
 
 def tree(out: Path) -> dict[str, bytes]:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
+import lxml.etree
 import lxml.html
 import pytest
 from selenium import webdriver
@@ -289,6 +290,29 @@ def test_every_catalog_url_is_a_file_of_the_deployed_site(built: Built) -> None:
         ".infrafeed-manifest",
     ]
     assert list(built.dist.rglob(".*")) == []
+
+
+def test_the_feeds_icons_are_png_files_of_the_deployed_site(built: Built) -> None:
+    feeds = built.dist / "feeds"
+    json_feed = json.loads((feeds / "feed.json").read_text(encoding="utf-8"))
+    rss = lxml.etree.parse(feeds / "feed.xml")
+    atom = lxml.etree.parse(feeds / "atom.xml")
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    urls = {
+        json_feed["icon"]: 512,
+        json_feed["favicon"]: 64,
+        rss.findtext("channel/image/url"): 64,
+        atom.findtext("a:icon", namespaces=ns): 64,
+        atom.findtext("a:logo", namespaces=ns): 512,
+    }
+    assert len(urls) == 2  # icon.png and favicon.png, each named wherever its size goes
+    for url, side in urls.items():
+        assert url is not None and url.startswith(SITE), url
+        png = (built.dist / url.removeprefix(SITE)).read_bytes()
+        # The PNG signature, then IHDR's width and height: what Astro deployed is the drawing.
+        assert png[:8] == b"\x89PNG\r\n\x1a\n", url
+        assert (int.from_bytes(png[16:20]), int.from_bytes(png[20:24])) == (side, side), url
+        assert png == (built.site / "public" / url.removeprefix(SITE)).read_bytes()
 
 
 def test_every_page_announces_the_feeds(built: Built) -> None:

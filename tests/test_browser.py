@@ -160,23 +160,45 @@ def test_dark_mode(browser: webdriver.Chrome, site: str) -> None:
 
 
 # The media types the formats' specifications give (the RSS Advisory Board's, RFC 4287's,
-# JSON Feed 1.1's) and HTML's, each with its charset.
+# JSON Feed 1.1's) and HTML's, each with its charset; PNG's, for the icons.
 WANTED_TYPES = {
     "feed.xml": "application/rss+xml; charset=utf-8",
     "atom.xml": "application/atom+xml; charset=utf-8",
     "feed.json": "application/feed+json; charset=utf-8",
     "*.html": "text/html; charset=utf-8",
+    "*.png": "image/png",
 }
+
+
+def test_the_index_page_shows_the_icon(browser: webdriver.Chrome, site: str) -> None:
+    """icon.png, drawn by the build, is loaded and shown (an image that failed to load has a
+    naturalWidth of 0); the tab's icon is favicon.png, served as a PNG."""
+    browser.get(site + "index.html")
+    icon = browser.find_element(By.CSS_SELECTOR, "header.site img.icon")
+    browser.execute_script("return arguments[0].decode()", icon)  # resolves once it is drawn
+    natural = browser.execute_script(
+        "return [arguments[0].naturalWidth, arguments[0].naturalHeight]", icon
+    )
+    assert natural == [512, 512]
+    assert icon.size == {"width": 64, "height": 64}
+    assert icon.get_attribute("src") == site + "icon.png"
+    link = browser.find_element(By.CSS_SELECTOR, 'link[rel="icon"]')
+    assert link.get_attribute("href") == site + "favicon.png"
+    with urllib.request.urlopen(site + "favicon.png", timeout=5) as response:
+        assert response.headers["Content-Type"] == "image/png"
+        assert response.read().startswith(b"\x89PNG\r\n\x1a\n")
 
 
 def test_readme_gives_the_content_type_of_every_file(built: Path, site: str) -> None:
     types = content_types()
-    assert len(types) >= 7 and all(kind.endswith("; charset=utf-8") for _, kind in types)
+    assert len(types) >= 8
+    # Text, every one of them, but the PNG icons.
+    assert all(kind.endswith("; charset=utf-8") for name, kind in types if name != "*.png")
     # The server below is configured from this table: what it says must be right on its own.
     assert {pattern: kind for pattern, kind in types if pattern in WANTED_TYPES} == WANTED_TYPES
     files = [p for p in built.rglob("*") if p.is_file() and not p.name.startswith(".")]
     names = {p.name for p in files}
-    assert {"feeds.opml", "modules.opml", "update-log.md", "feeds.json"} <= names
+    assert {"feeds.opml", "modules.opml", "update-log.md", "feeds.json", "icon.png"} <= names
     for path in files:
         kind = next(k for pattern, k in types if fnmatch.fnmatch(path.name, pattern))
         with urllib.request.urlopen(site + path.relative_to(built).as_posix(), timeout=5) as r:

@@ -583,7 +583,7 @@ def test_page_puts_the_changelog_page_where_the_site_reads_it(
     page.parent.mkdir(parents=True)
     out = tmp_path / "site" / "public" / "feeds"
     code, stdout, _ = _build(run_cli, small_site, out, "--page", str(page))
-    assert code == 0 and stdout.startswith(f"wrote 17 files: {page}, atom.xml, ")
+    assert code == 0 and stdout.startswith(f"wrote 19 files: {page}, atom.xml, ")
     # The same page, there instead of in the output folder.
     assert page.read_bytes() == (inside / "update-log.md").read_bytes()
     assert not (out / "update-log.md").exists()
@@ -635,7 +635,7 @@ def test_page_when_the_settings_write_no_page(
     for _ in range(2):  # the second build has nothing to do, and says so
         code, stdout, stderr = _build(run_cli, small_site, tmp_path / "out", "--page", str(page))
         assert (code, stderr) == (0, warning + "\n") and not page.exists()
-    assert stdout == "unchanged: 16 files\n"
+    assert stdout == "unchanged: 18 files\n"
 
 
 def test_a_page_beside_the_working_folder_is_reported_by_its_path(
@@ -645,10 +645,10 @@ def test_a_page_beside_the_working_folder_is_reported_by_its_path(
     monkeypatch.chdir(tmp_path / "work")
     page = Path("../page.md")
     stdout = _build(run_cli, small_site, tmp_path / "out", "--page", str(page))[1]
-    assert stdout.startswith("wrote 17 files: ../page.md, atom.xml, ")
+    assert stdout.startswith("wrote 19 files: ../page.md, atom.xml, ")
     page.write_text("edited\n", encoding="utf-8")
     stdout = _build(run_cli, small_site, tmp_path / "out", "--page", str(page))[1]
-    assert stdout.splitlines() == ["wrote 1 file: ../page.md", "unchanged: 16 files"]
+    assert stdout.splitlines() == ["wrote 1 file: ../page.md", "unchanged: 18 files"]
 
 
 def test_a_page_named_like_a_feed_does_not_hide_the_feed_from_the_report(
@@ -661,5 +661,5 @@ def test_a_page_named_like_a_feed_does_not_hide_the_feed_from_the_report(
     with (tmp_path / "out" / "feed.xml").open("a", encoding="utf-8") as feed:
         feed.write("<!-- edited -->\n")
     stdout = _build(run_cli, small_site, tmp_path / "out", "--page", "feed.xml")[1]
-    assert stdout.splitlines() == ["wrote 1 file: feed.xml", "unchanged: 16 files"]
+    assert stdout.splitlines() == ["wrote 1 file: feed.xml", "unchanged: 18 files"]
     assert b"edited" not in (tmp_path / "out" / "feed.xml").read_bytes()

@@ -43,7 +43,9 @@ def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("wrote ")
     assert_feeds_valid(root / "output")
-    return tree(root / "output")
+    built = tree(root / "output")
+    assert {"icon.png", "favicon.png"} <= set(built)  # drawn by resvg: compared below too
+    return built
 
 
 def build_elsewhere(

@@ -145,11 +145,18 @@ def test_an_image_with_a_query_is_no_rss_image(small_site: Path, tmp_path: Path)
     settings = small_site / "site.toml"
     text = settings.read_text(encoding="utf-8")
     assert 'logo = "images/logo.png"' in text
-    settings.write_text(text.replace("images/logo.png", "images/logo.png?v=1.5"), "utf-8")
+    text = text.replace("images/logo.png", "images/logo.png?v=1.5")
+    assert 'icon = "images/mark.svg"\n' in text
+    settings.write_text(text.replace('icon = "images/mark.svg"\n', ""), "utf-8")
     build(small_site, tmp_path / "out")
     assert b"<image>" not in (tmp_path / "out" / "feed.xml").read_bytes()
     assert b"logo.png?v=1.5" in (tmp_path / "out" / "atom.xml").read_bytes()
     assert w3c_tree(tmp_path / "out", SMALL_BASE) == {}
+    # With [feeds] icon, RSS gets the drawn favicon.png instead.
+    settings.write_text(text, "utf-8")
+    build(small_site, tmp_path / "out")
+    image = ET.fromstring((tmp_path / "out" / "feed.xml").read_bytes()).find("channel/image")
+    assert image is not None and image.findtext("url") == SMALL_BASE + "favicon.png"
 
 
 def test_feedparser_reads_everything_cleanly(shipped_out: Path) -> None:
@@ -329,11 +336,11 @@ def test_cli_build_reports_files(small_site: Path, tmp_path: Path, run_cli: RunC
     code, stdout, stderr = run_cli("build", "--entries", str(small_site), "--out", str(out))
     assert (code, stderr) == (0, "")
     assert stdout.startswith(
-        "wrote 17 files: atom.xml, feed.json, feed.xml, feeds.json, feeds.opml"
+        "wrote 19 files: atom.xml, favicon.png, feed.json, feed.xml, feeds.json, feeds.opml"
     )
     assert run_cli("build", "--entries", str(small_site), "--out", str(out)) == (
         0,
-        "unchanged: 17 files\n",
+        "unchanged: 19 files\n",
         "",
     )
 
@@ -430,13 +437,14 @@ def icons_and_authors(out: Path) -> dict[str, tuple[set[str], set[str]]]:
 def test_icons_and_item_authors_in_every_format(shipped_out: Path, tmp_path: Path) -> None:
     from sitebuilder import write_site
 
-    favicon = "https://caomaolufei.github.io/AIInfraGuide/favicon.svg"
+    icon, favicon = SHIPPED_BASE + "icon.png", SHIPPED_BASE + "favicon.png"
     for name, (icons, authors) in icons_and_authors(shipped_out).items():
-        # The shipped site has an SVG favicon and no logo: RSS, whose image must be
-        # a GIF, JPEG or PNG, has none; its items name the author in dc:creator.
-        assert icons == (set() if name.endswith("feed.xml") else {favicon}), name
+        # The shipped site has no logo: the icons drawn from its SVG favicon fill every
+        # place, RSS's image the small one; its items name the author in dc:creator.
+        assert icons == ({favicon} if name.endswith("feed.xml") else {icon, favicon}), name
         assert authors == {"caomaolufei"}, name
     out = tmp_path / "out"
+    # Without [feeds] icon: the favicon and logo as set, in archives too.
     build(write_site(tmp_path / "entries", max_items=3), out)
     found = icons_and_authors(out)
     assert any("/archive/" in name for name in found)
@@ -458,3 +466,53 @@ def test_icons_and_item_authors_in_every_format(shipped_out: Path, tmp_path: Pat
         rss.findtext("title"),
         rss.findtext("link"),
     ]
+
+
+def images_of(path: Path) -> dict[str, str | None]:
+    """A feed document's images, by the element or key that holds them."""
+    data = path.read_bytes()
+    if path.suffix == ".json":
+        feed = json.loads(data)
+        return {key: feed.get(key) for key in ("icon", "favicon")}
+    root = ET.fromstring(data)
+    if root.tag == "rss":
+        image = root.find("channel/image")
+        names = ("url", "title", "link", "width", "height")
+        return {f"image/{n}": None if image is None else image.findtext(n) for n in names}
+    return {tag: root.findtext(f"{ATOM}{tag}") for tag in ("icon", "logo")}
+
+
+def build_into(entries: Path, tmp_path: Path) -> Path:
+    """A build of a copy of ``entries`` (a build writes published-ids.txt beside them)."""
+    shutil.copytree(entries, tmp_path / "entries")
+    build(tmp_path / "entries", tmp_path / "out")
+    return tmp_path / "out"
+
+
+def test_each_format_points_at_the_drawn_icons(shipped_out: Path, tmp_path: Path) -> None:
+    """[feeds] icon: favicon.png is the small icon everywhere and RSS's image (64 × 64, titled
+    and linked as the channel), icon.png the large one; a logo set keeps the large place and
+    RSS's image. The PNGs are the build's own, beside the feeds."""
+    for base, out, logo in (
+        (SHIPPED_BASE, shipped_out, None),
+        (SMALL_BASE, build_into(DATA / "small-site" / "entries", tmp_path), "images/logo.png"),
+    ):
+        icon, favicon = base + "icon.png", base + "favicon.png"
+        big = icon if logo is None else base.replace("feeds/", logo)
+        for name in ("feed.xml", "atom.xml", "feed.json", "modules/cuda/feed.xml"):
+            found = images_of(out / name)
+            if name.endswith("feed.xml"):
+                channel = ET.fromstring((out / name).read_bytes()).find("channel")
+                assert channel is not None
+                title, link = channel.findtext("title"), channel.findtext("link")
+                side = None if logo else "64"
+                assert found == {"image/url": favicon if logo is None else big,
+                                 "image/title": title, "image/link": link,
+                                 "image/width": side, "image/height": side}, name  # fmt: skip
+            elif name.endswith("atom.xml"):
+                assert found == {"icon": favicon, "logo": big}, name
+            else:
+                assert found == {"icon": big, "favicon": favicon}, name
+        for png in ("icon.png", "favicon.png"):
+            assert (out / png).read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), png
+        assert {name: p for name, p in check_tree(out, base).items() if p} == {}

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -46,9 +47,18 @@ SITE = load_site(SHIPPED_ENTRIES)
 def site_only(tmp_path: Path) -> Path:
     """An entries folder with the shipped site settings and no release yet."""
     entries = tmp_path / "entries"
-    entries.mkdir()
-    shutil.copy(SHIPPED_ENTRIES / "site.toml", entries / "site.toml")
+    copy_settings(SHIPPED_ENTRIES, entries)
     return entries
+
+
+def copy_settings(entries: Path, target: Path) -> None:
+    """``entries``' site.toml and the icon it names ([feeds] icon) into ``target``."""
+    target.mkdir(exist_ok=True)
+    shutil.copy(entries / "site.toml", target / "site.toml")
+    settings = tomllib.loads((entries / "site.toml").read_text(encoding="utf-8"))
+    if icon := settings["feeds"].get("icon"):
+        (target / icon).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(entries / icon, target / icon)
 
 
 def release_files(entries: Path) -> dict[str, bytes]:
@@ -251,8 +261,7 @@ def test_ids_are_slugs_unique_per_day_and_kind_and_stable(site_only: Path, tmp_p
     ]
     # Our page of those entries imports to the very same files, ids included.
     again = tmp_path / "again"
-    again.mkdir()
-    shutil.copy(site_only / "site.toml", again / "site.toml")
+    copy_settings(site_only, again)
     page = tmp_path / "page.md"
     page.write_bytes(render_page(changelog))
     import_page(page, again)
@@ -268,8 +277,7 @@ def test_round_trips(entries: Path, tmp_path: Path) -> None:
     page = tmp_path / "update-log.md"
     page.write_bytes(render_page(original))
     imported_entries = tmp_path / "entries"
-    imported_entries.mkdir()
-    shutil.copy(entries / "site.toml", imported_entries / "site.toml")
+    copy_settings(entries, imported_entries)
     report = import_page(page, imported_entries)
     assert report.warnings == ()
     imported = load(imported_entries)
@@ -298,8 +306,7 @@ def test_shipped_round_trip_counts(tmp_path: Path, run_cli: RunCli) -> None:
     page = tmp_path / "update-log.md"
     page.write_bytes(render_page(load(SHIPPED_ENTRIES)))
     entries = tmp_path / "entries"
-    entries.mkdir()
-    shutil.copy(SHIPPED_ENTRIES / "site.toml", entries / "site.toml")
+    copy_settings(SHIPPED_ENTRIES, entries)
     code, out, err = run_cli("import", str(page), "--entries", str(entries))
     assert (code, err) == (0, "")
     assert out.splitlines()[-1] == (

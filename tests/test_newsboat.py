@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import sqlite3
 import subprocess
+import urllib.request
 from pathlib import Path
 
+import feedparser
 import pytest
 
 from conftest import SHIPPED_ENTRIES, require_program
@@ -15,7 +18,8 @@ from infrafeed.build import build
 from infrafeed.feeds.items import build_items
 from infrafeed.feeds.specs import feed_specs, select_all
 from infrafeed.source.loader import load
-from localhttp import serve
+from localhttp import content_types, serve
+from pngs import read_png
 
 pytestmark = pytest.mark.external
 
@@ -91,3 +95,36 @@ def test_newsboat_gets_every_shipped_item_once_from_feeds_opml(tmp_path: Path) -
     with contextlib.closing(sqlite3.connect(home / "cache.db")) as db:
         got = [guid for (guid,) in db.execute("SELECT guid FROM rss_item ORDER BY pubDate DESC")]
     assert got == [item.id for item in items] and len(set(got)) == len(got) == 121
+
+
+def test_the_feeds_images_resolve_to_served_pngs(tmp_path: Path) -> None:
+    """Served where [feeds] url says (rewritten to 127.0.0.1, as readers would fetch it): each
+    format's image URLs, as feedparser reads them, give the build's PNG files, as image/png.
+    newsboat shows no images (its cache keeps none); it reads these feeds whole all the same."""
+    newsboat = require_program("newsboat")
+    out, entries = tmp_path / "output", tmp_path / "entries"
+    shutil.copytree(SHIPPED_ENTRIES, entries)
+    with serve(out, content_types()) as base:
+        settings = entries / "site.toml"
+        text = settings.read_text(encoding="utf-8")
+        settings.write_text(text.replace(load(entries).site.feeds.url, base), encoding="utf-8")
+        build(entries, out)
+        rss = feedparser.parse(base + "feed.xml")
+        atom = feedparser.parse(base + "modules/cuda/atom.xml")
+        with urllib.request.urlopen(base + "feed.json", timeout=5) as response:
+            feed = json.load(response)
+        images = {
+            rss.feed.image.href: 64,
+            atom.feed.icon: 64,
+            atom.feed.logo: 512,
+            feed["favicon"]: 64,
+            feed["icon"]: 512,
+        }
+        assert set(images) == {base + "favicon.png", base + "icon.png"}
+        assert (rss.feed.image.width, rss.feed.image.height) == (64, 64)
+        for url, side in images.items():
+            with urllib.request.urlopen(url, timeout=5) as response:
+                assert response.headers["Content-Type"] == "image/png", url
+                png = read_png(response.read())
+            assert (png.width, png.height) == (side, side), url
+        assert len(read_with_newsboat(newsboat, base + "feed.xml", tmp_path / "home")) == 121

@@ -286,13 +286,14 @@ def test_every_file_is_served_with_output_readmes_content_type(small_site: Path,
         site = Path(served.line(r"built \d+ files into (.+)")[1])
         base = served.line(r"serving (http://\S+) \(Ctrl-C stops\)")[1]
         files = [p for p in site.rglob("*") if p.is_file() and not p.name.startswith(".")]
-        assert {"feed.xml", "atom.xml", "feed.json", "feeds.json", "feeds.opml"} <= {
+        assert {"feed.xml", "atom.xml", "feed.json", "feeds.json", "feeds.opml", "icon.png"} <= {
             p.name for p in files
         }
         for path in files:
             kind = next(k for pattern, k in readme if fnmatch.fnmatch(path.name, pattern))
-            status, headers, _ = get(base + path.relative_to(site).as_posix())
-            assert (status, headers["Content-Type"]) == (200, kind), path
+            # Read as bytes: the icons are PNG, no text.
+            with urllib.request.urlopen(base + path.relative_to(site).as_posix(), timeout=5) as r:
+                assert (r.status, r.headers["Content-Type"]) == (200, kind), path
         assert served.stop(signal.SIGINT) == 0
     finally:
         served.close()

@@ -143,10 +143,12 @@ def _publish(
     from .feeds.specs import FORMATS, document_path, document_url, feed_specs, select_all
     from .publish.tree import Tree
     from .render.documents import plan_all, render_all
+    from .source.icon import icon_of
     from .source.loader import dated_ahead, site_of, validate
 
     problems = [Problem(where, "(file)", why) for where, why in snapshot.problems]
     site = site_of(snapshot.site, problems)
+    icon = None if site is None else icon_of(snapshot, site, problems)
     if site is None or problems:
         validate(snapshot)  # raises, with the problems of every file
     assert site is not None
@@ -195,7 +197,7 @@ def _publish(
             text = assemble_page(site, [c.section for c in releases], oldest)
             if page is None:
                 tree.write(site.page.path, text)
-        for relative, chunks in render_all(site, items, parts, planned):
+        for relative, chunks in render_all(site, items, parts, planned, icon):
             tree.write(relative, chunks)
         tree.write(IDS, (record,))
         manifest = Manifest(inputs, {}, ids_sha256=sha256(record), pending=previous.pending)

@@ -206,9 +206,9 @@ def build(entries: Path, cache: Path | None, no_cache: bool, quiet: bool, **opti
     \b
     Example:
       $ infrafeed build
-      wrote 25 files: atom.xml, feed.json, feed.xml, feeds.json, feeds.opml, ...
+      wrote 27 files: atom.xml, favicon.png, feed.json, feed.xml, feeds.json, ...
       $ infrafeed build
-      unchanged: 25 files
+      unchanged: 27 files
     """
     from .build import build as run
 

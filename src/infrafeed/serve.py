@@ -32,7 +32,7 @@ from .source.files import require_folder
 
 HOST = "127.0.0.1"  # a preview shows drafts: to this machine only
 # The Content-Types of output/README.md (tests/test_serve.py holds them equal), the first row
-# whose pattern matches the file's name; images, should the site files come to have any.
+# whose pattern matches the file's name; the icons drawn from [feeds] icon are PNG.
 CONTENT_TYPES = (
     ("feed.xml", "application/rss+xml; charset=utf-8"),
     ("atom.xml", "application/atom+xml; charset=utf-8"),

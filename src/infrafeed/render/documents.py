@@ -46,10 +46,20 @@ def plan_all(
 
 
 def render_all(
-    site: Site, items: Sequence[Item], parts: Mapping[str, ItemParts], planned: Sequence[Planned]
+    site: Site,
+    items: Sequence[Item],
+    parts: Mapping[str, ItemParts],
+    planned: Sequence[Planned],
+    icon: str | None,
 ) -> Iterator[tuple[str, Iterable[bytes]]]:
-    """Every output file but the changelog page; ``planned`` by :func:`plan_all`."""
+    """Every output file but the changelog page; ``planned`` by :func:`plan_all`, ``icon`` the
+    square SVG of ``[feeds] icon`` (source/icon.py)."""
     from .pages import feed_views, opml_files, render_feeds_json, render_opml, render_pages
+
+    if icon is not None:
+        from .icons import icon_files
+
+        yield from ((name, (png,)) for name, png in icon_files(icon))
 
     for feed, history in planned:
         for document in history.documents:

@@ -14,8 +14,8 @@ from typing import Any
 
 from ..feeds.items import Item
 from ..source.models import Author, Site
-from ..source.urls import absolute, encoded
-from .parts import Frame, Head
+from ..source.urls import encoded
+from .parts import Frame, Head, images
 
 # "items" is the feed's last key: what json.dumps(indent=2) ends a feed with.
 _NO_ITEMS = b'  "items": []\n}\n'
@@ -68,10 +68,11 @@ def _feed(doc: Head) -> dict[str, Any]:
     }
     if doc.prev_archive_url:
         feed["next_url"] = doc.prev_archive_url
-    # JSON Feed's icon is large (the logo; the favicon is a scalable SVG on the shipped site).
-    for key, image in (("icon", site.logo or site.favicon), ("favicon", site.favicon)):
+    # JSON Feed's icon is large: the logo (or the drawn icon.png), else what there is.
+    icon, logo, _ = images(site)
+    for key, image in (("icon", logo or icon), ("favicon", icon)):
         if image:
-            feed[key] = absolute(site.url, image)
+            feed[key] = image
     feed["authors"] = _author(site.author)
     feed["language"] = site.language
     if doc.hub:

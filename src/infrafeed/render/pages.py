@@ -18,7 +18,7 @@ import posixpath
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 import jinja2
@@ -29,10 +29,8 @@ from ..feeds.items import Item
 from ..feeds.specs import FORMATS, FeedSpec, Format, document_path, document_url
 from ..source.models import Module, Site
 from ..source.urls import absolute, encoded
+from .parts import FAVICON, ICON, ItemParts
 from .rss_atom import rss_moment
-
-if TYPE_CHECKING:
-    from .parts import ItemParts
 
 # Readers whose "subscribe" address takes the feed's URL as a parameter, in the
 # forms they document for subscribe buttons; everyone else copies the URL.
@@ -169,7 +167,8 @@ def render_pages(
     """Every page, as chunks; a module page lists its items' :func:`list_item` parts."""
     words, main = site.words, [view for view in views if view.module is None]
     common = {"site": site, "words": words, "archived": any(view.archives for view in views),
-              "changelog": encoded(site.changelog)}  # fmt: skip
+              "changelog": encoded(site.changelog),
+              "icon": (ICON[0], FAVICON[0]) if site.feeds.icon else None}  # fmt: skip
     title = fill(words.page_title, site=site.title)
     # Only what a feed carries: with [feeds] all = false, a site-wide note is in none.
     fed = itertools.islice((i for i in items if site.feeds.all or i.module is not None), _LATEST)

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from ..feeds.history import Role
 from ..feeds.specs import FeedSpec, Format
 from ..source.models import Site
+from ..source.urls import absolute
 
 
 class ItemParts(NamedTuple):
@@ -64,3 +65,35 @@ class Frame(NamedTuple):
             block = self.separator.join(parts[start : start + 1024])
             yield block if start == 0 else self.separator + block
         yield self.tail
+
+
+# The icon drawn from [feeds] icon (render/icons.py), below the output folder: (name, side in px).
+ICON, FAVICON = ("icon.png", 512), ("favicon.png", 64)
+ICON_FILES = (ICON, FAVICON)
+
+
+class Images(NamedTuple):
+    """The feeds' images, as absolute URLs."""
+
+    icon: str | None  # small and square: Atom <icon>, JSON Feed favicon
+    logo: str | None  # large: Atom <logo>, JSON Feed icon (where None, JSON Feed takes ``icon``)
+    rss: tuple[str, int | None] | None  # RSS <image> (GIF, JPEG or PNG) and its side, if known
+
+
+def images(site: Site) -> Images:
+    """A ``logo`` set wins where it goes; the drawn icon replaces ``favicon``, and fills the
+    rest. RSS takes a GIF, JPEG or PNG only, named so at the end of the URL (the W3C validator
+    reads the format from the last "." of the whole URL: "logo.png?v=1.5" is "5" to it)."""
+    raster = [
+        image
+        for image in (site.logo, None if site.feeds.icon else site.favicon)
+        if image
+        and image.lower().endswith((".png", ".gif", ".jpg", ".jpeg"))
+        and ("?" not in image and "#" not in image)
+    ]
+    logo = absolute(site.url, site.logo) if site.logo else None
+    rss = (absolute(site.url, raster[0]), None) if raster else None
+    if not site.feeds.icon:
+        return Images(absolute(site.url, site.favicon) if site.favicon else None, logo, rss)
+    drawn = {name: absolute(site.feeds.url, name) for name, _ in ICON_FILES}
+    return Images(drawn[FAVICON[0]], logo or drawn[ICON[0]], rss or (drawn[FAVICON[0]], FAVICON[1]))

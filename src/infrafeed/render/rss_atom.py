@@ -4,7 +4,7 @@ feedgen's traps, handled here once:
 - ``updated`` defaults to *now*: feeds and entries always get it from the data;
 - the default generator names feedgen's version: we name infrafeed's;
 - ``logo()`` also sets RSS's ``<image>`` and ``image()`` Atom's ``<logo>``: each
-  document gets its own (RSS's must be a GIF, JPEG or PNG);
+  document gets its own (RSS's must be a GIF, JPEG or PNG: parts.images);
 - RSS ``<author>`` is an e-mail address: without one, ``dc:creator`` names the
   author (an item with both is a W3C validator warning);
 - RSS ``<description>`` is HTML to readers: it gets the HTML body, never the
@@ -33,8 +33,8 @@ from feedgen.util import xml_elem
 
 from ..feeds.items import Item
 from ..source.models import Author, Site
-from ..source.urls import absolute, encoded
-from .parts import Frame, Head
+from ..source.urls import encoded
+from .parts import Frame, Head, images
 
 # RFC 5005's namespace: fh:complete and fh:archive, in RSS and Atom alike.
 _FEED_HISTORY_NS = "http://purl.org/syndication/history/1.0"
@@ -131,16 +131,10 @@ def _rss_bytes(fg: FeedGenerator, doc: Head) -> bytes:
     fg._FeedGenerator__rss_lastBuildDate = None  # feedgen has no public way to unset it
     fg.docs("https://www.rssboard.org/rss-specification")
     fg.load_extension("dc", atom=False)  # declares dc: for the items' dc:creator
-    for image in (doc.site.logo, doc.site.favicon):
-        # By the name's end alone, without a query or fragment: the W3C validator reads the
-        # format from the last "." of the whole URL ("logo.png?v=1.5" is "5" to it).
-        if (
-            image
-            and image.lower().endswith((".png", ".gif", ".jpg", ".jpeg"))
-            and ("?" not in image and "#" not in image)
-        ):
-            fg.image(absolute(doc.site.url, image))  # titled and linked like the channel
-            break
+    if (image := images(doc.site).rss) is not None:  # titled and linked like the channel
+        url, side = image
+        size = None if side is None else str(side)
+        fg.image(url, width=size, height=size)
     head = bytes(fg.rss_str(pretty=True))
     built = f"</language>\n    <lastBuildDate>{format_datetime(rss_moment(doc.updated))}"
     if b"<lastBuildDate>" in head or head.count(b"</language>\n") != 1:
@@ -149,10 +143,11 @@ def _rss_bytes(fg: FeedGenerator, doc: Head) -> bytes:
 
 
 def _atom_bytes(fg: FeedGenerator, doc: Head) -> bytes:
-    if doc.site.favicon:
-        fg.icon(absolute(doc.site.url, doc.site.favicon))
-    if doc.site.logo:
-        fg.logo(absolute(doc.site.url, doc.site.logo))
+    icon, logo, _ = images(doc.site)
+    if icon:
+        fg.icon(icon)
+    if logo:
+        fg.logo(logo)
     return bytes(fg.atom_str(pretty=True))
 
 

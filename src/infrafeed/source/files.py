@@ -41,9 +41,12 @@ class Snapshot(NamedTuple):
     site: EntryFile
     releases: tuple[EntryFile, ...]  # every other ``*.toml``, by path
     published_ids: EntryFile | None  # the id guard's memory, if the folder has one
+    # Every *.svg, by path: [feeds] icon names one (source/icon.py); a bad one unnamed is no
+    # problem, so their problems wait in ``EntryFile.problem``.
+    icons: tuple[EntryFile, ...]
     problems: tuple[tuple[str, str], ...]  # (file, why): what cannot be read as entries
     warnings: tuple[str, ...]  # of files that are not entries, for build and check
-    digest: str  # of infrafeed's version and every file read but ``published_ids``
+    digest: str  # of infrafeed's version and every file read but ``published_ids``: icons too
 
 
 def require_folder(entries: Path) -> None:
@@ -65,6 +68,7 @@ def read_entries(entries: Path, version: str) -> Snapshot:
     prefix = "" if folder == "." else folder.rstrip("/") + "/"
     root = os.path.realpath(entries)
     found: dict[str, EntryFile] = {}
+    icons: list[EntryFile] = []
     problems: list[tuple[str, str]] = []
     warnings: list[str] = []
 
@@ -85,6 +89,10 @@ def read_entries(entries: Path, version: str) -> Snapshot:
             elif item.name.endswith(".toml") or relative == PUBLISHED:  # a folder so named too
                 limit = None if relative == PUBLISHED else MAX_FILE_BYTES  # it grows with the site
                 found[relative] = EntryFile(relative, prefix + relative, *_read(item, root, limit))
+            elif item.name.lower().endswith(".svg"):  # a folder so named too: not the icon
+                icons.append(
+                    EntryFile(relative, prefix + relative, *_read(item, root, MAX_FILE_BYTES))
+                )
             elif item.is_dir():
                 walk(item.path, relative + "/")
             elif meant := _MEANT.fullmatch(item.name):  # meant as one: never left out unsaid
@@ -98,14 +106,21 @@ def read_entries(entries: Path, version: str) -> Snapshot:
     releases = tuple(sorted(found.values()))
     digest = hashlib.sha256(f"infrafeed {version}\n".encode())
     # Not the id guard's memory: a build keeps it up to date (the manifest records it).
-    for file in (site, *releases):
+    for file in (site, *releases, *icons):
         data = file.data if file.data is not None else f"(unreadable: {file.problem})".encode()
         name = file.relative.encode(errors="surrogateescape")
         digest.update(b"%d:%s %d\n%s" % (len(name), name, len(data), data))
     for where, why in problems:
         digest.update(f"{where}: {why}\n".encode(errors="surrogateescape"))
     return Snapshot(
-        entries, site, releases, published_ids, tuple(problems), tuple(warnings), digest.hexdigest()
+        entries,
+        site,
+        releases,
+        published_ids,
+        tuple(icons),
+        tuple(problems),
+        tuple(warnings),
+        digest.hexdigest(),
     )
 
 

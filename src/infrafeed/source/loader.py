@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from .._version import __version__
 from ..errors import DataError, Problem, count, reads
 from .files import SITE_FILE, EntryFile, Snapshot, read_entries, utf8_text
+from .icon import icon_of
 from .models import KINDS, MAX_RELEASES_PER_DAY, Article, Release, Site
 
 M = TypeVar("M", bound=BaseModel)
@@ -66,6 +67,7 @@ class ReleaseFile:
 class Changelog:
     site: Site
     releases: tuple[ReleaseFile, ...]  # newest first, as the page shows them
+    icon: str | None = None  # [feeds] icon as a square SVG (source/icon.py); None when unset
 
 
 def load(entries: Path) -> Changelog:
@@ -77,8 +79,9 @@ def validate(snapshot: Snapshot) -> Changelog:
     """The changelog in ``snapshot``; raise :class:`DataError` with every problem found."""
     problems = [Problem(where, "(file)", why) for where, why in snapshot.problems]
     site = site_of(snapshot.site, problems)
+    icon = None if site is None else icon_of(snapshot, site, problems)
     releases = [rf for f in snapshot.releases if (rf := release_of(f, site, problems))]
-    return _changelog(site, releases, problems)
+    return _changelog(site, releases, problems, icon)
 
 
 def load_site(entries: Path) -> Site:
@@ -113,7 +116,8 @@ def from_data(site: Mapping[str, Any], releases: Mapping[str, Mapping[str, Any]]
     """Validate TOML tables as :func:`load` validates files: for entries held in memory.
 
     ``releases`` maps each file name as messages show it (``entries/2026/2026-11-07.toml``)
-    to its table, which may hold text no TOML file can carry.
+    to its table, which may hold text no TOML file can carry. ``[feeds] icon`` names a file,
+    which entries in memory have none of: it is not read (the changelog's ``icon`` is None).
     """
     problems: list[Problem] = []
     valid = validated(Site, dict(site), SITE_FILE, problems)
@@ -176,14 +180,14 @@ def _release(
 
 
 def _changelog(
-    site: Site | None, releases: list[ReleaseFile], problems: list[Problem]
+    site: Site | None, releases: list[ReleaseFile], problems: list[Problem], icon: str | None = None
 ) -> Changelog:
     problems.extend(check_unique((rf.path, release_keys(rf)) for rf in releases))
     if problems:
         raise DataError(problems)
     assert site is not None
     releases.sort(key=lambda r: (r.date, r.sequence), reverse=True)
-    return Changelog(site, tuple(releases))
+    return Changelog(site, tuple(releases), icon)
 
 
 def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:

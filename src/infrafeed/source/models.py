@@ -281,6 +281,36 @@ _page_path = _Form(
 )
 
 
+# Below the entries folder, in a folder files.py reads: no segment starts with a dot.
+# What Python and JSON Schema's regular expressions read alike (no flag for the case of ".svg").
+_ICON_PATH = re.compile(
+    r"(?:[A-Za-z0-9_][A-Za-z0-9._-]*/)*[A-Za-z0-9_][A-Za-z0-9._-]*\.[Ss][Vv][Gg]"
+)
+_ICON_EXAMPLE = "e.g. 'favicon.svg' for entries/favicon.svg"
+
+
+def _icon_path(value: str) -> str:
+    if "://" in value or value.startswith(("data:", "//")):
+        why = "is a URL; give the path of an SVG file in the entries folder, " + _ICON_EXAMPLE
+    elif value.startswith(("/", "\\")) or re.match(r"[A-Za-z]:[\\/]", value):
+        why = "is an absolute path; give the path below the entries folder, " + _ICON_EXAMPLE
+    elif ".." in re.split(r"[\\/]", value):
+        why = "climbs out of the entries folder ('..'); copy the SVG into it, " + _ICON_EXAMPLE
+    elif not value.lower().endswith(".svg"):
+        why = (
+            "is not an SVG file (a name ending in .svg): infrafeed draws the feeds' PNG icons "
+            "from an SVG; a PNG of your own goes in logo"
+        )
+    elif not _ICON_PATH.fullmatch(value) or len(value) > 200:
+        why = (
+            "is not a path below the entries folder: use letters, digits, '.', '_', '-' and "
+            "'/', no part starting with a dot, " + _ICON_EXAMPLE
+        )
+    else:
+        return value
+    raise PydanticCustomError("icon_path", "'{value}' {why}", {"value": value[:100], "why": why})
+
+
 def _reference(value: str, public: bool = True) -> str:
     value = _xml_chars(value)
     if (problem := check_reference(value, public=public)) is not None:
@@ -352,6 +382,13 @@ _OwnUrl = Annotated[str, Strict(), AfterValidator(_own), AfterValidator(_absolut
 _BaseUrl = Annotated[_OwnUrl, AfterValidator(_base_url)]
 _TimeZone = Annotated[str, Strict(), AfterValidator(_timezone)]
 _PagePath = Annotated[str, Strict(), _page_path]
+_IconPath = Annotated[
+    str,
+    Strict(),
+    AfterValidator(_xml_chars),
+    AfterValidator(_icon_path),
+    Field(json_schema_extra={"pattern": f"^(?:{_ICON_PATH.pattern})$", "maxLength": 200}),
+]
 _ModuleNumber = Annotated[int, Strict(), Field(ge=1, le=999)]
 Chapter = Annotated[int, Strict(), Field(ge=1, le=999)]
 _Day = Annotated[dt.date, Strict()]  # a TOML date: not text, a number or a date-time
@@ -596,6 +633,9 @@ class FeedSettings(_Model):
     """One feed per module of [[modules]]."""
     hub: _OwnUrl | None = None
     """A WebSub hub every subscription feed advertises."""
+    icon: _IconPath | None = None
+    """An SVG file in the entries folder (its path below it, e.g. "favicon.svg"), drawn by each
+    build as icon.png and favicon.png beside the feeds: their icons, and RSS's image."""
 
 
 class Labels(_Model):
@@ -713,6 +753,7 @@ class Site(_Model):
     timezone: _TimeZone
     url: _BaseUrl
     changelog: _BaseUrl
+    # [feeds] icon, when set, replaces favicon in the feeds, and fills logo's place unless set.
     favicon: Reference | None = None  # small and square: Atom icon, JSON Feed favicon
     logo: Reference | None = None  # Atom logo, JSON Feed icon; RSS image if GIF, JPEG or PNG
     author: Author
