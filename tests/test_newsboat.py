@@ -116,11 +116,11 @@ def test_the_feeds_images_resolve_to_served_pngs(tmp_path: Path) -> None:
         images = {
             rss.feed.image.href: 64,
             atom.feed.icon: 64,
-            atom.feed.logo: 512,
             feed["favicon"]: 64,
             feed["icon"]: 512,
         }
         assert set(images) == {base + "favicon.png", base + "icon.png"}
+        assert "logo" not in atom.feed  # RFC 4287 asks a 2:1 logo; icon.png is square
         assert (rss.feed.image.width, rss.feed.image.height) == (64, 64)
         for url, side in images.items():
             with urllib.request.urlopen(url, timeout=5) as response:

@@ -68,9 +68,8 @@ def _feed(doc: Head) -> dict[str, Any]:
     }
     if doc.prev_archive_url:
         feed["next_url"] = doc.prev_archive_url
-    # JSON Feed's icon is large: the logo (or the drawn icon.png), else what there is.
-    icon, logo, _ = images(site)
-    for key, image in (("icon", logo or icon), ("favicon", icon)):
+    icon, _, large, _ = images(site)
+    for key, image in (("icon", large), ("favicon", icon)):
         if image:
             feed[key] = image
     feed["authors"] = _author(site.author)

@@ -76,7 +76,9 @@ class Images(NamedTuple):
     """The feeds' images, as absolute URLs."""
 
     icon: str | None  # small and square: Atom <icon>, JSON Feed favicon
-    logo: str | None  # large: Atom <logo>, JSON Feed icon (where None, JSON Feed takes ``icon``)
+    # Atom <logo>: the site's own only, since RFC 4287 asks a logo of 2:1 and icon.png is square.
+    logo: str | None
+    large: str | None  # JSON Feed icon, square as JSON Feed asks where drawn
     rss: tuple[str, int | None] | None  # RSS <image> (GIF, JPEG or PNG) and its side, if known
 
 
@@ -94,6 +96,8 @@ def images(site: Site) -> Images:
     logo = absolute(site.url, site.logo) if site.logo else None
     rss = (absolute(site.url, raster[0]), None) if raster else None
     if not site.feeds.icon:
-        return Images(absolute(site.url, site.favicon) if site.favicon else None, logo, rss)
+        icon = absolute(site.url, site.favicon) if site.favicon else None
+        return Images(icon, logo, logo or icon, rss)
     drawn = {name: absolute(site.feeds.url, name) for name, _ in ICON_FILES}
-    return Images(drawn[FAVICON[0]], logo or drawn[ICON[0]], rss or (drawn[FAVICON[0]], FAVICON[1]))
+    small = drawn[FAVICON[0]]
+    return Images(small, logo, logo or drawn[ICON[0]], rss or (small, FAVICON[1]))

@@ -143,7 +143,7 @@ def _rss_bytes(fg: FeedGenerator, doc: Head) -> bytes:
 
 
 def _atom_bytes(fg: FeedGenerator, doc: Head) -> bytes:
-    icon, logo, _ = images(doc.site)
+    icon, logo, _, _ = images(doc.site)
     if icon:
         fg.icon(icon)
     if logo:

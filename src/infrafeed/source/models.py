@@ -753,7 +753,7 @@ class Site(_Model):
     timezone: _TimeZone
     url: _BaseUrl
     changelog: _BaseUrl
-    # [feeds] icon, when set, replaces favicon in the feeds, and fills logo's place unless set.
+    # [feeds] icon, when set, replaces favicon in the feeds, and JSON Feed's icon unless logo is.
     favicon: Reference | None = None  # small and square: Atom icon, JSON Feed favicon
     logo: Reference | None = None  # Atom logo, JSON Feed icon; RSS image if GIF, JPEG or PNG
     author: Author
