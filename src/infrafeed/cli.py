@@ -344,12 +344,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     writes = args[:1] in (["build"], ["import"], ["new"])
     try:
+        # click returns --help's exit code; its errors carry theirs (usage 2, else 1)
         result = cli.main(args, prog_name="infrafeed", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
-        return EXIT_USAGE if isinstance(exc, click.UsageError) else EXIT_DATA
+        return exc.exit_code
     except (KeyboardInterrupt, Interrupted, click.Abort):
         after = {  # what is true of what each command writes (new: one file, whole)
             "build": "; the output is as it was before, or wholly new",
