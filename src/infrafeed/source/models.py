@@ -13,25 +13,23 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 from importlib import resources
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import ftfy
+from annotated_types import GroupedMetadata
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
-    GetCoreSchemaHandler,
-    GetJsonSchemaHandler,
     Strict,
     StrictBool,
     ValidationInfo,
     field_validator,
     model_validator,
 )
-from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+from pydantic_core import PydanticCustomError
 
 from ..errors import reads
 from . import inline
@@ -188,7 +186,7 @@ def _parses(value: str) -> str:
 
 
 @dataclass(frozen=True)
-class _Form:
+class _Form(GroupedMetadata):
     """Text of one form, such as a slug: checked against ``pattern``, refused in the words of
     ``wanted``, and shown to editors (the JSON Schema) as the same pattern and length."""
 
@@ -197,9 +195,7 @@ class _Form:
     max_len: int
     wanted: str
 
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
+    def __iter__(self) -> Iterator[object]:
         regex = re.compile(self.pattern)
 
         def check(value: str) -> str:
@@ -211,13 +207,11 @@ class _Form:
                 raise PydanticCustomError(self.kind, why, {"value": shown})
             return value
 
-        return core_schema.no_info_after_validator_function(check, handler(source))
-
-    def __get_pydantic_json_schema__(
-        self, schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
+        yield AfterValidator(check)
         # A JSON Schema pattern matches anywhere in the text unless anchored.
-        return {**handler(schema), "pattern": f"^(?:{self.pattern})$", "maxLength": self.max_len}
+        yield Field(
+            json_schema_extra={"pattern": f"^(?:{self.pattern})$", "maxLength": self.max_len}
+        )
 
 
 _slug = _Form(
