@@ -33,7 +33,6 @@ _MISNAMED = (
     "a release file is named by its date, YYYY-MM-DD.toml "
     "(or YYYY-MM-DD-2.toml for a second release that day)"
 )
-_TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 # A key of 20 dotted parts, bare or quoted: the parser keeps every prefix of one (its memory
 # grows with the square of the parts), and no table of the entries is nearly that deep.
 _DEEP_KEY = re.compile(
@@ -207,14 +206,15 @@ def _parse(file: EntryFile, problems: list[Problem]) -> dict[str, Any] | None:
         # "[[[[..." must be refused like any other bad TOML, not crash the build.
         problems.append(Problem(file.shown, "(toml)", _TOO_DEEP))
     except tomli.TOMLDecodeError as exc:
-        line = _TOML_LINE.search(str(exc))
-        written = text.split("\n")[int(line.group(1)) - 1] if line else ""
-        why = f"not valid TOML: {_toml_words(_TOML_LINE.sub('', str(exc)).strip(), written)}"
+        # tomli's line and words; it names no line at the end of the file ("at end of document").
+        line = exc.lineno if exc.pos < len(exc.doc) else None
+        written = text.split("\n")[line - 1] if line else ""
+        why = f"not valid TOML: {_toml_words(exc.msg if line else str(exc), written)}"
         if line:  # "tіtle" (a Cyrillic "і"), "title\u00a0=" or “x” read as no key or value
             key, equals, value = written.partition("=")
             value = value.lstrip(" \t")[:1] if equals else ""
             why += _foreign(key.strip(" \t"), "a key") or _foreign(value, "the value")
-        problems.append(Problem(file.shown, "(toml)", why, int(line.group(1)) if line else None))
+        problems.append(Problem(file.shown, "(toml)", why, line))
     except ValueError:  # an integer of more digits than Python reads (4300)
         where = re.search(r"[0-9_]{4300}", text)
         number = _line(text, where.start()) if where else None
