@@ -760,6 +760,10 @@ def test_file_not_named_by_date(small_site: Path) -> None:
          "several groups"),
         ("date = 2026-11-07\ndate = 2026-11-07\n",
          ":2: (toml): not valid TOML: a key is given a value twice; keep one"),
+        # The line is tomli's own, not read back out of its message, which may quote the key.
+        ("date = 2026-11-07\n['(at line 1, column 2)']\n['(at line 1, column 2)']\n",
+         ":3: (toml): not valid TOML: [(at line 1, column 2)] is declared twice; put its keys "
+         "under one [(at line 1, column 2)]"),
         ('date = 2026-11-07\n[[groups]]\nkind = "new"\n[groups.notes]\nid = "a"\ntext = "t"\n',
          ": groups[1].notes: must be an array of tables, each started by [[groups.notes]], not "
          "one table [groups.notes]"),
